@@ -1,0 +1,3 @@
+"""pytest-secreview: security rules as pytest test cases for pull-request review."""
+
+__version__ = "0.1.0"

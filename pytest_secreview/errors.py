@@ -1,0 +1,43 @@
+"""The one error hierarchy of pytest-secreview.
+
+Every message says what happened and what to do next; none carries a credential.
+"""
+
+from __future__ import annotations
+
+
+class SecreviewError(Exception):
+    """Base class of every error the plugin raises on purpose."""
+
+
+class ConfigError(SecreviewError):
+    """A setting has a bad value; surfaced to the user as a ``pytest.UsageError``."""
+
+
+class GitError(SecreviewError):
+    """A git command failed or the repository is not in a state we can review."""
+
+
+class RuleError(SecreviewError):
+    """A rule file is invalid. ``path`` and ``key`` name where the problem is."""
+
+    def __init__(self, path: str, message: str, key: str | None = None) -> None:
+        self.path = path
+        self.key = key
+        where = f"{path}: key {key!r}: " if key else f"{path}: "
+        super().__init__(where + message)
+
+
+class EvaluationError(SecreviewError):
+    """Evaluation of an item broke (provider outage, budget spent, no verdict).
+
+    The item ends as a pytest *error*, never as a pass.
+    """
+
+
+class ProviderError(EvaluationError):
+    """A model provider failed after retries, or refused the request."""
+
+
+class BudgetExceededError(EvaluationError):
+    """The session's cost budget is spent; the item was not reviewed."""

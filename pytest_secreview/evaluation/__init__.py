@@ -1,0 +1,1 @@
+"""Evaluation of one item: deterministic checks, then the agentic review, then findings."""

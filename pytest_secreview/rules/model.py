@@ -1,0 +1,160 @@
+"""The rule format: markdown with YAML frontmatter, validated with pydantic.
+
+``RuleFrontmatter`` is the trust boundary (its JSON Schema is published in
+``schemas/rule.schema.json``); ``Rule`` is the frozen domain value built from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..evaluation.findings import Severity
+from .regex import SafePattern
+
+_ID_RE = r"^[a-z0-9][a-z0-9._-]{0,79}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AppliesTo(_Strict):
+    """Which changed files a rule looks at (gitignore-style globs, relative to the repo root)."""
+
+    paths: list[str] = Field(default_factory=list, description="Globs a file must match (any).")
+    exclude: list[str] = Field(default_factory=list, description="Globs that rule a file out.")
+    file_extensions: list[str] = Field(
+        default_factory=list, description='Extensions such as ".py"; any must match.'
+    )
+
+    @field_validator("file_extensions")
+    @classmethod
+    def _dotted(cls, value: list[str]) -> list[str]:
+        for ext in value:
+            if not ext.startswith("."):
+                raise ValueError(f"extension {ext!r} must start with a dot, like '.{ext}'")
+        return value
+
+
+class Grep(_Strict):
+    """Regexes (RE2 syntax) a hunk must match for the rule to apply."""
+
+    all: list[str] = Field(default_factory=list, description="All must match the added lines.")
+    any: list[str] = Field(default_factory=list, description="One must match the added lines.")
+    removed: list[str] = Field(
+        default_factory=list,
+        description="One must match the removed lines (a deleted safeguard).",
+    )
+
+
+class DetectPattern(_Strict):
+    """A deterministic check: a regex on added (or removed) lines that yields a finding."""
+
+    pattern: str = Field(description="RE2 regex matched against each line.")
+    message: str = Field(min_length=3, description="The finding's title.")
+    severity: Severity | None = Field(default=None, description="Default: the rule's severity.")
+    on: Literal["added", "removed"] = Field(
+        default="added", description="Match added lines, or removed lines (a deleted safeguard)."
+    )
+    unless: str | None = Field(
+        default=None, description="RE2 regex; a line that also matches it is not reported."
+    )
+    recommendation: str = ""
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+
+class RuleFrontmatter(_Strict):
+    """The YAML frontmatter of a rule file. Unknown keys are an error."""
+
+    id: str | None = Field(default=None, pattern=_ID_RE, description="Default: the file stem.")
+    title: str = Field(min_length=3)
+    description: str = ""
+    severity: Severity = Severity.HIGH
+    category: str | None = None
+    cwe: str | None = Field(default=None, pattern=r"^CWE-\d+$")
+    owasp: str | None = None
+    documentation_link: str | None = Field(default=None, pattern=r"^https?://")
+    applies_to: AppliesTo = Field(default_factory=AppliesTo)
+    grep: Grep = Field(default_factory=Grep)
+    detect: list[DetectPattern] = Field(default_factory=list)
+    model: str | None = None
+    max_turns: int | None = Field(default=None, ge=1, le=100)
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+
+@dataclass(frozen=True)
+class Detect:
+    """A compiled :class:`DetectPattern`."""
+
+    pattern: SafePattern
+    message: str
+    severity: Severity
+    on: Literal["added", "removed"]
+    unless: SafePattern | None
+    recommendation: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A loaded, validated, compiled rule."""
+
+    id: str
+    title: str
+    source: str  # display path, e.g. "rules/sql-injection.md"; the node id's file part
+    severity: Severity
+    instructions: str  # the markdown body without the "## GitHub Comment" section
+    content_sha: str  # sha256 of the whole file: part of the evaluation cache key
+    description: str = ""
+    category: str | None = None
+    cwe: str | None = None
+    owasp: str | None = None
+    documentation_link: str | None = None
+    paths: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    file_extensions: tuple[str, ...] = ()
+    grep_all: tuple[SafePattern, ...] = ()
+    grep_any: tuple[SafePattern, ...] = ()
+    grep_removed: tuple[SafePattern, ...] = ()
+    detect: tuple[Detect, ...] = field(default=())
+    comment_template: str | None = None
+    model: str | None = None
+    max_turns: int | None = None
+
+    @property
+    def needs_model(self) -> bool:
+        """A rule with reviewer instructions needs a model; one without is deterministic-only."""
+        return bool(self.instructions.strip())
+
+
+_COMMENT_HEADING = re.compile(r"^##\s+GitHub Comment\s*$", re.MULTILINE | re.IGNORECASE)
+_NEXT_H2 = re.compile(r"^##\s", re.MULTILINE)
+
+
+def split_body(body: str) -> tuple[str, str | None]:
+    """Split a rule body into (instructions, GitHub comment template or None)."""
+    match = _COMMENT_HEADING.search(body)
+    if not match:
+        return body.strip(), None
+    rest = body[match.end():]
+    nxt = _NEXT_H2.search(rest)
+    template = rest[: nxt.start()] if nxt else rest
+    instructions = body[: match.start()] + (rest[nxt.start():] if nxt else "")
+    return instructions.strip(), template.strip() or None
+
+
+def content_sha(raw: bytes) -> str:
+    """The sha256 of a rule file's bytes."""
+    return hashlib.sha256(raw).hexdigest()

@@ -1,0 +1,94 @@
+"""Parse one rule file's bytes into a :class:`Rule`, or a :class:`RuleError` that names the
+file, the key and the problem."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..errors import RuleError
+from .model import Detect, Rule, RuleFrontmatter, content_sha, split_body
+from .regex import SafePattern
+
+
+def parse_rule(raw: bytes, source: str) -> Rule:
+    """Parse the markdown rule ``raw`` whose display path is ``source``."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RuleError(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = text.replace("\r\n", "\n")
+    if not text.startswith("---\n"):
+        raise RuleError(source, "missing YAML frontmatter: the file must start with a '---' line")
+    end = text.find("\n---", 4)
+    if end == -1:
+        raise RuleError(source, "unterminated YAML frontmatter: add a closing '---' line")
+    header, body = text[4:end], text[end + 4 :].split("\n", 1)[-1] if "\n" in text[end + 4 :] else ""
+    try:
+        data: Any = yaml.safe_load(header) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise RuleError(source, f"invalid YAML{where}: {problem}") from None
+    if not isinstance(data, dict):
+        raise RuleError(source, "the frontmatter must be a YAML mapping of keys to values")
+    try:
+        front = RuleFrontmatter.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or None
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key; see schemas/rule.schema.json for the keys a rule may have"
+        extra = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
+        raise RuleError(source, f"{msg}; got {err.get('input')!r}{extra}", key=key) from None
+    rule_id = front.id or PurePosixPath(source).stem
+    instructions, template = split_body(body)
+    return Rule(
+        id=rule_id,
+        title=front.title,
+        source=source,
+        severity=front.severity,
+        instructions=instructions,
+        content_sha=content_sha(raw),
+        description=front.description,
+        category=front.category,
+        cwe=front.cwe,
+        owasp=front.owasp,
+        documentation_link=front.documentation_link,
+        paths=tuple(front.applies_to.paths),
+        exclude=tuple(front.applies_to.exclude),
+        file_extensions=tuple(e.lower() for e in front.applies_to.file_extensions),
+        grep_all=_compile(source, "grep.all", front.grep.all),
+        grep_any=_compile(source, "grep.any", front.grep.any),
+        grep_removed=_compile(source, "grep.removed", front.grep.removed),
+        detect=tuple(
+            Detect(
+                pattern=_compile(source, f"detect.{i}.pattern", [d.pattern])[0],
+                message=d.message,
+                severity=d.severity or front.severity,
+                on=d.on,
+                unless=_compile(source, f"detect.{i}.unless", [d.unless])[0] if d.unless else None,
+                recommendation=d.recommendation,
+            )
+            for i, d in enumerate(front.detect)
+        ),
+        comment_template=template,
+        model=front.model,
+        max_turns=front.max_turns,
+    )
+
+
+def _compile(source: str, key: str, patterns: list[str]) -> tuple[SafePattern, ...]:
+    compiled = []
+    for i, pattern in enumerate(patterns):
+        try:
+            compiled.append(SafePattern(pattern))
+        except ValueError as exc:
+            where = key if key.startswith("detect") else f"{key}.{i}"
+            raise RuleError(source, str(exc), key=where) from None
+    return tuple(compiled)
