@@ -29,6 +29,7 @@ SAFE_CONFIG = (
     "-c", "protocol.allow=never",
 )
 
+_NO_GIT = "git is not installed or not on PATH; install git to use --secreview"
 _REF_RE = re.compile(r"^[A-Za-z0-9._/@{}~^+-]{1,255}$")
 
 
@@ -72,7 +73,7 @@ def run_git(
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {args[0]} did not finish within {timeout:.0f}s") from exc
     except FileNotFoundError as exc:
-        raise GitError("git is not installed or not on PATH; install git to use --secreview") from exc
+        raise GitError(_NO_GIT) from exc
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}"
         raise GitError(f"git {args[0]} failed: {msg}")
@@ -90,7 +91,7 @@ def popen_git(repo: Path, *args: str) -> subprocess.Popen[bytes]:
             stderr=subprocess.PIPE,
         )
     except FileNotFoundError as exc:
-        raise GitError("git is not installed or not on PATH; install git to use --secreview") from exc
+        raise GitError(_NO_GIT) from exc
 
 
 def validate_ref(ref: str) -> str:

@@ -9,41 +9,14 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import asdict, dataclass, replace
-from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..severity import Severity
 
-class Severity(str, Enum):
-    """How bad a finding is. Ordered: CRITICAL > HIGH > MEDIUM > LOW > INFO."""
+__all__ = ["Finding", "FindingsReport", "ReportedFinding", "Severity", "fingerprint"]
 
-    CRITICAL = "CRITICAL"
-    HIGH = "HIGH"
-    MEDIUM = "MEDIUM"
-    LOW = "LOW"
-    INFO = "INFO"
-
-    @property
-    def rank(self) -> int:
-        """Larger is worse: INFO=0 ... CRITICAL=4."""
-        return _RANK[self]
-
-    def at_least(self, threshold: Severity) -> bool:
-        """True when this severity is at or above ``threshold``."""
-        return self.rank >= threshold.rank
-
-    @classmethod
-    def parse(cls, value: str) -> Severity:
-        """Parse a severity case-insensitively; raises ``ValueError`` naming the choices."""
-        try:
-            return cls(value.strip().upper())
-        except ValueError:
-            choices = ", ".join(s.value.lower() for s in cls)
-            raise ValueError(f"unknown severity {value!r}; choose one of {choices}") from None
-
-
-_RANK = {Severity.INFO: 0, Severity.LOW: 1, Severity.MEDIUM: 2, Severity.HIGH: 3, Severity.CRITICAL: 4}
 
 _WS = re.compile(r"\s+")
 

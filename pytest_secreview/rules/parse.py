@@ -3,6 +3,7 @@ file, the key and the problem."""
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -12,6 +13,20 @@ from pydantic import ValidationError
 from ..errors import RuleError
 from .model import Detect, Rule, RuleFrontmatter, content_sha, split_body
 from .regex import SafePattern
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2 booleans: only true/false. Under YAML 1.1 the key
+    ``on:`` (of ``detect``) and values like ``no`` or ``off`` would silently become booleans."""
+
+
+_Yaml12Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 
 
 def parse_rule(raw: bytes, source: str) -> Rule:
@@ -26,9 +41,11 @@ def parse_rule(raw: bytes, source: str) -> Rule:
     end = text.find("\n---", 4)
     if end == -1:
         raise RuleError(source, "unterminated YAML frontmatter: add a closing '---' line")
-    header, body = text[4:end], text[end + 4 :].split("\n", 1)[-1] if "\n" in text[end + 4 :] else ""
+    header = text[4:end]
+    after = text[end + 4 :]
+    body = after.split("\n", 1)[1] if "\n" in after else ""
     try:
-        data: Any = yaml.safe_load(header) or {}
+        data: Any = yaml.load(header, Loader=_Yaml12Loader) or {}  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -1,0 +1,196 @@
+"""pytest nodes: one ``RuleFile`` per rule file, one ``RuleItem`` per (rule, changed file),
+and ``UnreviewedItem`` for a changed file that could not be reviewed at all.
+
+Node ids depend only on pinned inputs (rule paths and ids, sorted changed paths), so every
+pytest-xdist worker collects the same items. The item evaluates in ``setup`` and judges in
+``runtest``: infrastructure failures are errors, findings are failures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest._code.code import ExceptionInfo, TerminalRepr
+
+from .errors import EvaluationError, RuleError
+from .evaluation.evaluate import Evaluation
+from .evaluation.findings import Finding, Severity
+from .rules.loader import RuleSource
+from .rules.matcher import Target
+from .rules.parse import parse_rule
+from .state import EVALUATION_KEY, REVIEW_KEY, ReviewState
+
+
+class RuleFile(pytest.File):
+    """A rule file: parsing it is collection, so a broken rule is a collection error."""
+
+    source: RuleSource
+
+    @classmethod
+    def for_source(cls, parent: pytest.Session, source: RuleSource) -> RuleFile:
+        """A node whose id is the rule's display path, e.g. ``rules/sql-injection.md``."""
+        node: RuleFile = cls.from_parent(parent, path=source.path, nodeid=source.display)
+        node.source = source
+        return node
+
+    def collect(self) -> Iterator[RuleItem]:
+        rule = parse_rule(self.source.raw, self.source.display)
+        review = self.config.stash[REVIEW_KEY]
+        review.rules.append(rule)
+        for target in review.prepared.targets(rule):
+            yield RuleItem.from_parent(self, name=f"{rule.id}[{target.file.path}]", target=target)
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: ExceptionInfo[BaseException]
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, RuleError):
+            return f"invalid rule: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+
+class FindingsFailure(Exception):
+    """Raised by ``runtest`` when findings reach the fail threshold."""
+
+    def __init__(self, failing: list[Finding], others: list[Finding], note: str | None) -> None:
+        super().__init__(f"{len(failing)} finding(s) at or above the threshold")
+        self.failing = failing
+        self.others = others
+        self.note = note
+
+
+def format_finding(finding: Finding) -> str:
+    """``path:line  SEVERITY  title`` followed by the explanation and the fix."""
+    lines = [f"{finding.path}:{finding.line}  {finding.severity.value}  {finding.title}"]
+    for label, text in (
+        ("why", finding.explanation),
+        ("exploit", finding.exploit_scenario),
+        ("fix", finding.recommendation),
+    ):
+        if text:
+            lines.append(f"    {label}: {text}")
+    meta = [f"rule {finding.rule}", f"source {finding.source}"]
+    if finding.cwe:
+        meta.append(finding.cwe)
+    lines.append("    (" + ", ".join(meta) + ")")
+    return "\n".join(lines)
+
+
+class RuleItem(pytest.Item):
+    """One rule applied to one changed file."""
+
+    def __init__(self, *, target: Target, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target = target
+        self.add_marker("secreview")
+        self.user_properties.append(("secreview_rule", target.rule.id))
+        self.user_properties.append(("secreview_path", target.file.path))
+
+    @property
+    def review(self) -> ReviewState:
+        return self.config.stash[REVIEW_KEY]
+
+    def setup(self) -> None:
+        review = self.review
+        try:
+            evaluation = review.evaluate(self)
+        except EvaluationError as exc:
+            self._record(None, str(exc))
+            if review.settings.on_error == "skip":
+                pytest.skip(f"not reviewed (--secreview-on-error=skip): {exc}")
+            raise
+        self.stash[EVALUATION_KEY] = evaluation
+        self._record(evaluation, None)
+        if evaluation.not_reviewed and not self._failing(evaluation):
+            pytest.skip(evaluation.not_reviewed)
+
+    def _failing(self, evaluation: Evaluation) -> list[Finding]:
+        threshold = self.review.settings.fail_on
+        return [f for f in evaluation.findings if f.severity.at_least(threshold)]
+
+    def _record(self, evaluation: Evaluation | None, error: str | None) -> None:
+        findings = [f.to_json() for f in evaluation.findings] if evaluation else []
+        data: dict[str, Any] = {
+            "rule": self.target.rule.id,
+            "path": self.target.file.path,
+            "findings": findings,
+            "mode": evaluation.mode if evaluation else None,
+            "usage": evaluation.usage if evaluation else {},
+            "not_reviewed": evaluation.not_reviewed if evaluation else None,
+            "cached": evaluation.cached if evaluation else False,
+            "error": error,
+        }
+        self.review.metadata[self.nodeid] = data
+        self.user_properties.append(("secreview_findings", json.dumps(findings, sort_keys=True)))
+        self.user_properties.append(("secreview_usage", json.dumps(data["usage"], sort_keys=True)))
+        if evaluation is not None:
+            self.user_properties.append(("secreview_mode", evaluation.mode))
+
+    def runtest(self) -> None:
+        evaluation = self.stash[EVALUATION_KEY]
+        failing = self._failing(evaluation)
+        if failing:
+            others = [f for f in evaluation.findings if f not in failing]
+            raise FindingsFailure(failing, others, evaluation.not_reviewed)
+
+    def repr_failure(
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        exc = excinfo.value
+        if isinstance(exc, FindingsFailure):
+            threshold = self.review.settings.fail_on.value
+            head = (
+                f"{len(exc.failing)} finding(s) at or above {threshold} "
+                f"({self.target.rule.title})"
+            )
+            parts = [head, "", *(format_finding(f) for f in exc.failing)]
+            if exc.others:
+                parts += ["", f"also reported, below {threshold}:"]
+                parts += [format_finding(f) for f in exc.others]
+            if exc.note:
+                parts += ["", f"note: {exc.note}"]
+            return "\n".join(parts)
+        if isinstance(exc, EvaluationError):
+            return f"review could not be completed: {exc}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        hunk = self.target.hunks[0]
+        line = max(hunk.new_start - 1, 0)
+        return (
+            Path(self.target.file.path),
+            line,
+            f"{self.target.rule.id}: {self.target.rule.title} [{self.target.file.path}]",
+        )
+
+
+class UnreviewedItem(pytest.Item):
+    """A changed text file that could not be parsed or reviewed (e.g. too large). It is
+    skipped with the reason, never passed: nothing is green that was not checked."""
+
+    def __init__(self, *, path: str, reason: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reviewed_path = path
+        self.reason = reason
+        self.add_marker("secreview")
+        self.user_properties.append(("secreview_path", path))
+
+    def setup(self) -> None:
+        pytest.skip(f"{self.reviewed_path} not reviewed: {self.reason}")
+
+    def runtest(self) -> None:  # pragma: no cover - setup always skips
+        raise AssertionError("unreachable: an unreviewed file is never evaluated")
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path(self.reviewed_path), None, f"not reviewed: {self.reviewed_path}"
+
+
+def severity_counts(findings: list[dict[str, Any]]) -> dict[str, int]:
+    """Number of findings per severity, worst first (every severity present)."""
+    counts = {s.value: 0 for s in Severity}
+    for finding in findings:
+        counts[finding["severity"]] += 1
+    return counts

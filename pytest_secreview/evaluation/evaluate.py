@@ -1,0 +1,69 @@
+"""Evaluate one target: deterministic checks, then (when the rule needs one) the agentic
+review. Returns an :class:`Evaluation`; raising :class:`EvaluationError` means the item
+errors, never that it passes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rules.matcher import Target
+from .deterministic import run_detect
+from .findings import Finding
+
+#: Why an item that needs a model was not reviewed by one.
+NO_MODEL_REASON = (
+    "rule needs a model and none is configured; deterministic checks ran. Set "
+    "--secreview-model (or secreview_model / SECREVIEW_MODEL), e.g. google/gemini-2.5-pro"
+)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What evaluating one item produced."""
+
+    findings: tuple[Finding, ...]
+    mode: str  # "deterministic", or the agent's mode: "native", "prompt", "single-shot"
+    usage: dict[str, Any] = field(default_factory=dict)
+    not_reviewed: str | None = None  # set when part of the review could not run, and why
+    cached: bool = False
+
+
+#: Runs the agentic review of a target given the deterministic findings; returns the
+#: model's findings, the mode that ran and usage. Supplied by the plugin when a model is set.
+AgentReview = Callable[[Target, tuple[Finding, ...]], tuple[list[Finding], str, dict[str, Any]]]
+
+
+def evaluate(
+    target: Target,
+    agent: AgentReview | None,
+    keep: Callable[[Finding], bool] = lambda f: True,
+) -> Evaluation:
+    """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook)."""
+    deterministic = run_detect(target.rule, target.file)
+    findings = list(deterministic)
+    mode = "deterministic"
+    usage: dict[str, Any] = {}
+    not_reviewed = None
+    if target.rule.needs_model:
+        if agent is None:
+            not_reviewed = NO_MODEL_REASON
+        else:
+            model_findings, mode, usage = agent(target, tuple(deterministic))
+            findings.extend(model_findings)
+    kept = sorted(_dedupe(f for f in findings if keep(f)), key=Finding.sort_key)
+    return Evaluation(tuple(kept), mode, usage, not_reviewed)
+
+
+def _dedupe(findings: Any) -> list[Finding]:
+    # The same line flagged by a pattern and by the model is one finding: keep the first
+    # (patterns come first, so a deterministic finding is never replaced).
+    seen: set[tuple[str, int, str]] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.path, finding.line, finding.fingerprint or finding.title)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique

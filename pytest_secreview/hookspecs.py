@@ -1,0 +1,19 @@
+"""Hooks a team can implement in a ``conftest.py`` (see ``conftest_example.py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from .evaluation.findings import Finding
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_secreview_filter_finding(finding: Finding, item: pytest.Item) -> bool | None:
+    """Return ``False`` to drop ``finding`` (an accepted risk, a known false positive).
+
+    Called on the process that evaluates ``item`` for every finding, deterministic or from
+    the model. Return ``None`` (or nothing) to keep it. Dropped findings are not reported.
+    """

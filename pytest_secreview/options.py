@@ -1,0 +1,208 @@
+"""Options and settings: one ``--secreview-*`` group, each option also an ini key
+(``secreview_*``) and an environment variable (``SECREVIEW_*``), CLI over ini over env,
+parsed once into the frozen :class:`Settings`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .severity import Severity
+
+
+def _choice(*choices: str) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if value not in choices:
+            raise ValueError(f"choose one of {', '.join(choices)}")
+        return value
+
+    return parse
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError("must be a whole number of at least 1")
+    return number
+
+
+def _non_negative_float(value: str) -> float:
+    number = float(value)
+    if number < 0:
+        raise ValueError("must not be negative")
+    return number
+
+
+def _severity(value: str) -> Severity:
+    return Severity.parse(value)
+
+
+def _flag(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off", ""}:
+        return False
+    raise ValueError("use true or false")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One setting: its flag(s), ini key and env var are all derived from ``name``."""
+
+    name: str  # e.g. "fail-on" -> --secreview-fail-on, secreview_fail_on, SECREVIEW_FAIL_ON
+    help: str
+    parse: Callable[[str], Any] = str
+    default: Any = None
+    metavar: str | None = None
+    multiple: bool = False
+    flag: bool = False
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def dest(self) -> str:
+        return "secreview_" + self.name.replace("-", "_")
+
+    @property
+    def cli(self) -> str:
+        return "--secreview-" + self.name
+
+    @property
+    def env(self) -> str:
+        return "SECREVIEW_" + self.name.replace("-", "_").upper()
+
+
+SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec("base", "base revision of the pull request (default: origin/$GITHUB_BASE_REF "
+               "in GitHub Actions, else origin/HEAD)", metavar="REF", aliases=("--base",)),
+    OptionSpec("head", "head revision of the pull request", default="HEAD", metavar="REF"),
+    OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack plus "
+               "the repository's secreview/rules/ if it exists; '@bundled' names the bundled "
+               "pack", metavar="PATH", multiple=True),
+    OptionSpec("rules-from", "read rule files that live in the repository from the base "
+               "revision (default, a pull request cannot weaken them) or from head",
+               parse=_choice("base", "head"), default="base", metavar="{base,head}"),
+    OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,
+               default=Severity.CRITICAL, metavar="{critical,high,medium,low,info}"),
+    OptionSpec("on-error", "what an infrastructure failure (provider outage, budget spent, "
+               "no verdict) becomes: error (default) or skip",
+               parse=_choice("error", "skip"), default="error", metavar="{error,skip}"),
+    OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
+               "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only",
+               metavar="MODEL"),
+    OptionSpec("fallback-model", "model to use when the first is unavailable",
+               metavar="MODEL"),
+    OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
+               default=10, metavar="N"),
+    OptionSpec("max-output-tokens", "output token cap per model call", parse=_positive_int,
+               default=4096, metavar="N"),
+    OptionSpec("temperature", "sampling temperature (provider default when unset)",
+               parse=_non_negative_float, metavar="T"),
+    OptionSpec("timeout", "seconds allowed for one model call", parse=_non_negative_float,
+               default=120.0, metavar="SECONDS"),
+    OptionSpec("api-base", "base URL replacing the provider's on every route (proxy, private "
+               "endpoint, local server)", metavar="URL"),
+    OptionSpec("project", "Google Cloud project for Vertex AI (else GOOGLE_CLOUD_PROJECT)",
+               metavar="PROJECT"),
+    OptionSpec("location", "Vertex AI location (else GOOGLE_CLOUD_LOCATION, default global)",
+               metavar="LOCATION"),
+    OptionSpec("artifacts", "directory that receives the diff, rules, per-item tasks and "
+               "evaluations and the final report", parse=Path, metavar="DIR"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register the option group and ini keys."""
+    group = parser.getgroup("secreview", "security review of a pull request (pytest-secreview)")
+    group.addoption("--secreview", action="store_true", dest="secreview", default=None,
+                    help="review the pull request's diff with security rules")
+    parser.addini("secreview", "enable the security review (true/false)", default=None)
+    for spec in SPECS:
+        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None, "help": spec.help}
+        if spec.metavar:
+            kwargs["metavar"] = spec.metavar
+        kwargs["action"] = "append" if spec.multiple else "store"
+        group.addoption(spec.cli, *spec.aliases, **kwargs)
+        if spec.multiple:
+            parser.addini(spec.dest, spec.help, type="linelist", default=None)
+        else:
+            parser.addini(spec.dest, spec.help, type="string", default=None)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every ``--secreview-*`` setting, resolved once (CLI over ini over env)."""
+
+    enabled: bool
+    base: str | None = None
+    head: str = "HEAD"
+    rules: tuple[str, ...] = ()
+    rules_from: str = "base"
+    fail_on: Severity = Severity.CRITICAL
+    on_error: str = "error"
+    model: str | None = None
+    fallback_model: str | None = None
+    max_turns: int = 10
+    max_output_tokens: int = 4096
+    temperature: float | None = None
+    timeout: float = 120.0
+    api_base: str | None = None
+    project: str | None = None
+    location: str | None = None
+    artifacts: Path | None = None
+
+
+def _raw(config: pytest.Config, spec: OptionSpec, env: Mapping[str, str]) -> tuple[Any, str]:
+    """The raw value of a setting and where it came from (for error messages)."""
+    cli = config.getoption(spec.dest)
+    if cli is not None:
+        return cli, spec.cli
+    ini = config.getini(spec.dest)
+    if ini not in (None, "", []):
+        return ini, f"ini key {spec.dest}"
+    value = env.get(spec.env)
+    if value not in (None, ""):
+        if spec.multiple:
+            return [v for v in value.split(os.pathsep) if v], f"environment variable {spec.env}"
+        return value, f"environment variable {spec.env}"
+    return None, ""
+
+
+def load_settings(config: pytest.Config, env: Mapping[str, str] | None = None) -> Settings:
+    """Resolve all settings; a bad value raises ``pytest.UsageError`` that says how to fix it."""
+    env = os.environ if env is None else env
+    enabled = bool(config.getoption("secreview"))
+    if not enabled:
+        ini = config.getini("secreview")
+        raw = ini if ini not in (None, "") else env.get("SECREVIEW", "")
+        try:
+            enabled = _flag(str(raw))
+        except ValueError:
+            raise pytest.UsageError(
+                f"secreview: enable flag {raw!r} is not a boolean; use true or false"
+            ) from None
+    values: dict[str, Any] = {}
+    for spec in SPECS:
+        raw_value, origin = _raw(config, spec, env)
+        if raw_value is None:
+            if spec.default is not None:
+                values[spec.dest[len("secreview_"):]] = spec.default
+            continue
+        try:
+            if spec.multiple:
+                parsed: Any = tuple(str(v) for v in raw_value)
+            else:
+                parsed = spec.parse(str(raw_value).strip())
+        except ValueError as exc:
+            raise pytest.UsageError(
+                f"{origin}: invalid value {raw_value!r}: {exc}. Example: {spec.cli}="
+                f"{spec.metavar or 'VALUE'}"
+            ) from None
+        values[spec.dest[len("secreview_"):]] = parsed
+    return Settings(enabled=enabled, **values)

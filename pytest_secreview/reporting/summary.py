@@ -1,0 +1,86 @@
+"""Aggregate item reports into the session's results.
+
+Runs wherever reports arrive: in a plain run, and on the xdist controller, which receives
+every worker's reports; workers only ship JSON-safe data in ``user_properties``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from ..severity import Severity
+
+
+@dataclass
+class ItemResult:
+    """One item's outcome and what it found."""
+
+    nodeid: str
+    rule: str | None
+    path: str
+    outcome: str = "passed"  # passed | failed | skipped | error
+    reason: str | None = None
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    mode: str | None = None
+
+
+@dataclass
+class Summary:
+    """Every secreview item's result, keyed by node id."""
+
+    items: dict[str, ItemResult] = field(default_factory=dict)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """pytest hook: this object is registered as a plugin while the review runs."""
+        self.add(report)
+
+    def add(self, report: pytest.TestReport) -> None:
+        """Fold one phase report of an item into its result."""
+        props: dict[str, str] = {str(k): str(v) for k, v in report.user_properties}
+        if "secreview_path" not in props:
+            return
+        result = self.items.get(report.nodeid)
+        if result is None:
+            result = ItemResult(report.nodeid, props.get("secreview_rule"),
+                                props["secreview_path"])
+            self.items[report.nodeid] = result
+        if "secreview_findings" in props:
+            result.findings = json.loads(props["secreview_findings"])
+            result.usage = json.loads(props.get("secreview_usage", "{}"))
+            result.mode = props.get("secreview_mode")
+        if report.skipped:
+            result.outcome = "skipped"
+            result.reason = _skip_reason(report)
+        elif report.failed:
+            result.outcome = "failed" if report.when == "call" else "error"
+            if result.outcome == "error":
+                result.reason = _error_reason(report)
+
+    def outcomes(self) -> Counter[str]:
+        """Items per outcome."""
+        return Counter(r.outcome for r in self.items.values())
+
+    def findings(self) -> list[dict[str, Any]]:
+        """Every finding of every item, worst first, then by location."""
+        every = [f for r in self.items.values() for f in r.findings]
+        return sorted(every, key=lambda f: (-Severity(f["severity"]).rank, f["path"],
+                                            f["line"], f["rule"]))
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        text = str(longrepr[2])
+        return text.removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def _error_reason(report: pytest.TestReport) -> str:
+    text = str(report.longrepr).strip().splitlines()
+    return text[-1] if text else "error"

@@ -1,0 +1,63 @@
+"""The terminal summary: what was reviewed, outcomes, findings, and what was not reviewed."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from _pytest.terminal import TerminalReporter
+
+from ..severity import Severity
+from ..state import ReviewState
+from .summary import Summary
+
+
+def write_summary(tr: TerminalReporter, review: ReviewState, summary: Summary) -> None:
+    """Write the ``secreview`` section of pytest's terminal summary."""
+    tr.section("secreview", sep="=", bold=True)
+    diff = review.diff
+    files = diff.files
+    tr.line(
+        f"reviewed {review.base_ref}...{review.settings.head} (merge base "
+        f"{diff.base_sha[:12]}, head {diff.head_sha[:12]}): {len(files)} changed file(s)"
+    )
+    origin = "base revision" if review.settings.rules_from == "base" else "head revision"
+    tr.line(f"rules: {len(review.rule_files.sources)} rule file(s) (repository rules read "
+            f"from the {origin}); fail on {review.settings.fail_on.value} and above")
+    counts = summary.outcomes()
+    tr.line("items: " + ", ".join(
+        f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "skipped", "error")
+    ))
+    findings = summary.findings()
+    if findings:
+        by_sev = {s.value: 0 for s in Severity}
+        for f in findings:
+            by_sev[f["severity"]] += 1
+        tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
+    skipped: dict[str, list[str]] = defaultdict(list)
+    errors: dict[str, list[str]] = defaultdict(list)
+    for result in summary.items.values():
+        label = result.rule or result.path
+        if result.outcome == "skipped":
+            skipped[result.reason or "skipped"].append(label)
+        elif result.outcome == "error":
+            errors[result.reason or "error"].append(label)
+    for title, groups in (("skipped (not reviewed)", skipped), ("errors", errors)):
+        if groups:
+            tr.line(f"{title}:", yellow=title.startswith("skipped"), red=title == "errors")
+            for reason, labels in sorted(groups.items()):
+                names = ", ".join(sorted(set(labels)))
+                tr.line(f"  {len(labels)} x {reason}")
+                tr.line(f"      {names}")
+    left_out = {
+        "binary": sum(1 for f in files if f.binary),
+        "deleted": sum(1 for f in files if f.kind.value == "deleted" and not f.binary),
+        "submodule": sum(1 for f in files if f.submodule),
+    }
+    if any(left_out.values()):
+        tr.line("files without items: " + ", ".join(
+            f"{n} {kind}" for kind, n in left_out.items() if n
+        ))
+    for note in review.rule_files.notes:
+        tr.line(f"note: {note}", yellow=True)
+    if not summary.items and not tr.stats.get("error"):
+        tr.line("nothing to review: no rule matched the changes in this range", green=True)

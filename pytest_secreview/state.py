@@ -1,0 +1,95 @@
+"""The review's per-process state, kept in ``config.stash``: settings, the repository, the
+diff (computed once per process), the rule files and per-item metadata."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .diff.git import load_diff, resolve_base
+from .diff.model import Diff
+from .errors import ConfigError, GitError
+from .evaluation.evaluate import AgentReview, Evaluation, evaluate
+from .evaluation.findings import Finding
+from .gitcmd import run_git
+from .options import Settings
+from .rules.loader import RuleFiles, find_rule_files
+from .rules.matcher import PreparedDiff
+from .rules.model import Rule
+
+if TYPE_CHECKING:
+    from .collection import RuleItem
+
+
+@dataclass
+class ReviewState:
+    """Everything one process knows about the review under way."""
+
+    config: pytest.Config
+    settings: Settings
+    repo: Path
+    base_ref: str
+    diff: Diff
+    prepared: PreparedDiff
+    rule_files: RuleFiles
+    rules: list[Rule] = field(default_factory=list)
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
+    agent: AgentReview | None = None
+
+    def evaluate(self, item: RuleItem) -> Evaluation:
+        """Evaluate one item, applying the team's ``pytest_secreview_filter_finding`` hook."""
+
+        def keep(finding: Finding) -> bool:
+            verdict = self.config.hook.pytest_secreview_filter_finding(
+                finding=finding, item=item
+            )
+            return verdict is not False
+
+        return evaluate(item.target, self.agent, keep)
+
+
+EVALUATION_KEY = pytest.StashKey[Evaluation]()
+REVIEW_KEY = pytest.StashKey[ReviewState]()
+SETTINGS_KEY = pytest.StashKey[Settings]()
+
+
+def repository_root(start: Path) -> Path:
+    """The top of the git work tree containing ``start``."""
+    try:
+        out = run_git(start, "rev-parse", "--show-toplevel").stdout
+    except GitError:
+        raise GitError(
+            f"{start} is not inside a git repository; run pytest --secreview from a checkout "
+            "of the pull request"
+        ) from None
+    return Path(out.decode().strip())
+
+
+def start_review(config: pytest.Config, settings: Settings) -> ReviewState:
+    """Resolve the range, run the diff once and find the rule files.
+
+    Raises ``pytest.UsageError`` with an actionable message for every bad input.
+    """
+    invocation = config.invocation_params.dir
+    try:
+        repo = repository_root(invocation)
+        base_ref = resolve_base(repo, settings.base, os.environ)
+        diff = load_diff(repo, base_ref, settings.head)
+        rule_files = find_rule_files(
+            settings.rules, repo, settings.rules_from, diff.base_sha, invocation
+        )
+    except (GitError, ConfigError) as exc:
+        raise pytest.UsageError(f"secreview: {exc}") from None
+    return ReviewState(
+        config=config,
+        settings=settings,
+        repo=repo,
+        base_ref=base_ref,
+        diff=diff,
+        prepared=PreparedDiff(diff.files),
+        rule_files=rule_files,
+    )

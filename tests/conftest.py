@@ -1,0 +1,56 @@
+"""Shared fixtures: a real git repository inside pytester's directory, with a base branch
+and a pull-request branch, and secrets assembled at run time (never written literally)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.gitutil import GitRepo
+
+
+def aws_key_id() -> str:
+    """An AWS-access-key-id-shaped string built at run time."""
+    return "AKI" + "A" + "Z7Q3" * 4
+
+
+class ReviewRepo(GitRepo):
+    """A repository with a ``main`` base commit, checked out on branch ``pr``."""
+
+    def rule(self, name: str, text: str) -> None:
+        """Write a rule into the repository's own ``secreview/rules/``."""
+        self.write(f"secreview/rules/{name}.md", text)
+
+
+@pytest.fixture
+def review_repo(pytester: pytest.Pytester) -> Callable[..., ReviewRepo]:
+    """Factory: ``review_repo(base_files, pr_files, rules)`` builds the repo and returns it.
+
+    ``rules`` are committed on the base branch (so they are trusted); ``pr_files`` are
+    committed on branch ``pr`` which stays checked out.
+    """
+
+    def build(
+        base: dict[str, str] | None = None,
+        pr: dict[str, str | None] | None = None,
+        rules: dict[str, str] | None = None,
+    ) -> ReviewRepo:
+        repo = ReviewRepo(Path(pytester.path))
+        repo.write("README.md", "service\n")
+        for name, text in (rules or {}).items():
+            repo.rule(name, text)
+        for rel, content in (base or {}).items():
+            repo.write(rel, content)
+        repo.commit("base")
+        repo.branch("pr")
+        for rel, maybe in (pr or {}).items():
+            if maybe is None:
+                (repo.path / rel).unlink()
+            else:
+                repo.write(rel, maybe)
+        repo.commit("pull request")
+        return repo
+
+    return build
