@@ -18,6 +18,10 @@ class GitError(SecreviewError):
     """A git command failed or the repository is not in a state we can review."""
 
 
+class DiffParseError(SecreviewError, ValueError):
+    """The patch text is not well-formed ``git diff`` output; the message says where."""
+
+
 class RuleError(SecreviewError):
     """A rule file is invalid. ``path`` and ``key`` name where the problem is."""
 

@@ -73,7 +73,11 @@ def run_git(
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {args[0]} did not finish within {timeout:.0f}s") from exc
     except FileNotFoundError as exc:
+        if not Path(repo).is_dir():
+            raise GitError(f"{repo} does not exist or is not a directory") from exc
         raise GitError(_NO_GIT) from exc
+    except NotADirectoryError as exc:
+        raise GitError(f"{repo} is not a directory") from exc
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}"
         raise GitError(f"git {args[0]} failed: {msg}")

@@ -83,7 +83,7 @@ SPECS: tuple[OptionSpec, ...] = (
                "in GitHub Actions, else origin/HEAD)", metavar="REF", aliases=("--base",)),
     OptionSpec("head", "head revision of the pull request", default="HEAD", metavar="REF"),
     OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack plus "
-               "the repository's secreview/rules/ if it exists; '@bundled' names the bundled "
+               "the repository's secreview/rules/ if it exists; ':bundled' names the bundled "
                "pack", metavar="PATH", multiple=True),
     OptionSpec("rules-from", "read rule files that live in the repository from the base "
                "revision (default, a pull request cannot weaken them) or from head",

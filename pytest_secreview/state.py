@@ -12,7 +12,7 @@ import pytest
 
 from .diff.git import load_diff, resolve_base
 from .diff.model import Diff
-from .errors import ConfigError, GitError
+from .errors import GitError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
 from .gitcmd import run_git
@@ -82,7 +82,7 @@ def start_review(config: pytest.Config, settings: Settings) -> ReviewState:
         rule_files = find_rule_files(
             settings.rules, repo, settings.rules_from, diff.base_sha, invocation
         )
-    except (GitError, ConfigError) as exc:
+    except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
     return ReviewState(
         config=config,

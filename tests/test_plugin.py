@@ -62,7 +62,11 @@ Build = Callable[..., ReviewRepo]
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider", *args)
+    """Review with the test's own rules only (not the bundled pack) unless told otherwise."""
+    rules = () if "--secreview-rules" in args else ("--secreview-rules", "secreview/rules")
+    return pytester.runpytest(
+        "--secreview", "--base", "main", "-p", "no:cacheprovider", *rules, *args
+    )
 
 
 def test_inert_without_flag_runs_no_git(pytester: pytest.Pytester, tmp_path: Path,
@@ -147,8 +151,11 @@ def test_rules_added_by_the_pr_are_not_used(pytester: pytest.Pytester, review_re
     review_repo(pr={"secreview/rules/aws-key.md": SECRET_RULE,
                     "conf.py": f"K = '{aws_key_id()}'\n"})
     result = run(pytester, "--secreview-rules", "secreview/rules")
+    assert "added by this pull request and are not used" in result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result = run(pytester, "--secreview-rules", "secreview/rules",
+                 "--secreview-rules", ":bundled")
     assert "added by this pull request and are not used" in result.stdout.str()
-    assert result.ret == pytest.ExitCode.OK
 
 
 @pytest.mark.parametrize(
@@ -306,7 +313,9 @@ def test_github_base_ref_resolves_origin_branch(
     repo = review_repo(rules={"aws-key": SECRET_RULE}, pr={"c.py": f"K = '{aws_key_id()}'\n"})
     repo.git("update-ref", "refs/remotes/origin/main", "main")
     monkeypatch.setenv("GITHUB_BASE_REF", "main")
-    pytester.runpytest("--secreview").assert_outcomes(failed=1)
+    pytester.runpytest("--secreview", "--secreview-rules", "secreview/rules").assert_outcomes(
+        failed=1
+    )
 
 
 def test_ini_and_env_settings_with_cli_precedence(
@@ -319,7 +328,8 @@ def test_ini_and_env_settings_with_cli_precedence(
     run(pytester).assert_outcomes(passed=1)  # ini over env
     run(pytester, "--secreview-fail-on=low").assert_outcomes(failed=1)  # CLI over ini
     monkeypatch.setenv("SECREVIEW", "1")
-    pytester.runpytest("--base", "main", "--secreview-fail-on=low").assert_outcomes(failed=1)
+    pytester.runpytest("--base", "main", "--secreview-rules", "secreview/rules",
+                       "--secreview-fail-on=low").assert_outcomes(failed=1)
 
 
 def test_pr_test_files_are_not_collected_without_explicit_paths(
@@ -362,10 +372,12 @@ def test_same_items_and_outcomes_under_xdist(pytester: pytest.Pytester, review_r
     report = pytester.path / "r.json"
     serial = pytester.runpytest_subprocess(
         "--secreview", "--base", "main", "-p", "no:cacheprovider", "--json-report",
+        "--secreview-rules=secreview/rules",
         f"--json-report-file={report}")
     serial_data = json.loads(report.read_text())
     parallel = pytester.runpytest_subprocess(
         "--secreview", "--base", "main", "-p", "no:cacheprovider", "-n", "2", "--json-report",
+        "--secreview-rules=secreview/rules",
         f"--json-report-file={report}")
     parallel_data = json.loads(report.read_text())
     assert _outcomes(serial) == _outcomes(parallel) == {"failed": 3, "passed": 6}
@@ -377,3 +389,13 @@ def test_same_items_and_outcomes_under_xdist(pytester: pytest.Pytester, review_r
 
     assert by_id(serial_data) == by_id(parallel_data)
     assert "6 passed, 3 failed, 0 skipped, 0 error" in parallel.stdout.str()
+
+
+def test_no_rules_at_all_is_a_usage_error_not_green(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(pr={"a.py": "x = 1\n"})
+    (pytester.path / "empty-rules").mkdir()
+    result = run(pytester, "--secreview-rules", "empty-rules")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "no rule files found" in result.stderr.str()

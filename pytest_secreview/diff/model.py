@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class ChangeKind(str, Enum):
+class ChangeKind(StrEnum):
     """What happened to a file between base and head."""
 
     ADDED = "added"

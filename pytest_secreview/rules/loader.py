@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..gitcmd import run_git
 
-BUNDLED = "@bundled"
+BUNDLED = ":bundled"
 REPO_RULES_DIR = "secreview/rules"
 
 
@@ -115,12 +115,18 @@ def find_rule_files(
         if not path.exists():
             raise ConfigError(
                 f"--secreview-rules {entry}: no such file or directory. Pass a directory of "
-                "rule .md files, a single rule file, or @bundled"
+                "rule .md files, a single rule file, or :bundled"
             )
         files = _md_files(path) if path.is_dir() else [path]
         for file in files:
             display = _relative_to(file, repo) or file.as_posix()
             found.sources.append(RuleSource(display, file, file.read_bytes(), None))
+    if not found.sources:
+        raise ConfigError(
+            "no rule files found in " + ", ".join(requested) + "; a review with no rules "
+            "checks nothing. Add rule .md files or pass --secreview-rules :bundled"
+            + "".join(f". {note}" for note in found.notes)
+        )
     return found
 
 

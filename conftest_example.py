@@ -1,0 +1,51 @@
+"""A documented ``conftest.py`` showing every extension point of pytest-secreview.
+
+Copy what you need into the ``conftest.py`` at the root of the repository that runs the
+review. Everything here is optional; the plugin works with none of it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_secreview.evaluation.findings import Finding, Severity
+
+# 1. Settings. Every --secreview-* flag is also an ini key (secreview_*) and an environment
+#    variable (SECREVIEW_*); the command line wins over ini, ini over the environment:
+#
+#    [pytest]
+#    secreview_fail_on = high
+#    secreview_model = google/gemini-2.5-pro
+#    secreview_rules =
+#        :bundled
+#        secreview/rules
+#
+# 2. Your own rules: markdown files in secreview/rules/ (read from the base revision, so a
+#    pull request cannot weaken them). See README.md "Writing rules".
+
+ACCEPTED_RISKS = {
+    # (rule id, path): why the risk is accepted - reviewed and signed off.
+    ("tls-verification-disabled", "tools/local_dev_proxy.py"): "local development proxy only",
+}
+
+
+@pytest.hookimpl
+def pytest_secreview_filter_finding(finding: Finding, item: pytest.Item) -> bool | None:
+    """3. Drop findings your team has accepted. Return False to drop, None to keep.
+
+    Keep this list short and reviewed: a dropped finding is not reported anywhere.
+    """
+    if (finding.rule, finding.path) in ACCEPTED_RISKS:
+        return False
+    # Generated code is rebuilt from its source; review the source instead.
+    if finding.path.startswith("gen/") and not finding.severity.at_least(Severity.CRITICAL):
+        return False
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """4. Items are ordinary pytest items marked ``secreview``: select them with
+    ``-m secreview`` or ``-k <rule-or-path>``, or mark them further as here."""
+    for item in items:
+        if item.get_closest_marker("secreview") and "workflows" in item.nodeid:
+            item.add_marker(pytest.mark.ci_config)

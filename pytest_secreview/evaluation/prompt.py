@@ -1,0 +1,116 @@
+"""Build the prompts from the files in ``prompts/``.
+
+The static part (method, rule instructions, tool declarations) comes first and is identical
+for every item of a rule, so provider-side prompt caching applies; what varies per item (the
+hunks, the file, deterministic findings) comes after, in the first user message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ..rules.matcher import Target
+from .findings import Finding
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+#: Bumped whenever a prompt file changes meaning; part of the evaluation cache key.
+PROMPT_VERSION = "1"
+
+
+@cache
+def load(name: str) -> str:
+    """The text of ``prompts/<name>.md``."""
+    return resources.files(__package__ + ".prompts").joinpath(f"{name}.md").read_text()
+
+
+def render(template: str, **values: str) -> str:
+    """Fill ``{key}`` placeholders in ONE pass: text inserted from the pull request is never
+    scanned again, so it cannot smuggle in a placeholder (e.g. ``{boundary}``)."""
+
+    def fill(match: re.Match[str]) -> str:
+        key = match.group(1)
+        return values[key] if key in values else match.group(0)
+
+    return _PLACEHOLDER.sub(fill, template)
+
+
+def new_boundary(*untrusted: str) -> str:
+    """A random delimiter that none of ``untrusted`` contains, so content cannot forge it."""
+    while True:
+        boundary = secrets.token_hex(12)
+        if not any(boundary in text for text in untrusted):
+            return boundary
+
+
+def system_prompt(target: Target, boundary: str) -> str:
+    """The reviewer's method and the rule: identical across every item of the rule except
+    for the boundary, which is per session."""
+    rule = target.rule
+    return render(
+        load("system"),
+        boundary=boundary,
+        rule_id=rule.id,
+        rule_title=rule.title,
+        rule_severity=rule.severity.value,
+        rule_cwe=f", {rule.cwe}" if rule.cwe else "",
+        rule_instructions=rule.instructions,
+    )
+
+
+def task_prompt(
+    target: Target,
+    *,
+    hunks: str,
+    boundary: str,
+    base_sha: str,
+    head_sha: str,
+    max_turns: int,
+    deterministic: tuple[Finding, ...],
+    pr_context: str = "",
+) -> str:
+    """The first user message: the file, its matched hunks and what patterns found."""
+    file = target.file
+    listed = "\n".join(
+        f"- {f.path}:{f.line} {f.severity.value} {f.title}" for f in deterministic
+    ) or "- none"
+    context = ""
+    if pr_context:
+        context = (
+            "Pull request title and description (untrusted):\n"
+            f"<<<UNTRUSTED {boundary}\n{pr_context}\nUNTRUSTED {boundary}>>>\n\n"
+        )
+    return render(
+        load("task"),
+        rule_id=target.rule.id,
+        path=file.path,
+        change_kind=file.kind.value,
+        old_path_note=f", was {file.old_path}" if file.old_path and file.old_path != file.path
+        else "",
+        base_sha=base_sha,
+        head_sha=head_sha,
+        max_turns=str(max_turns),
+        boundary=boundary,
+        hunks=hunks,
+        pr_context=context,
+        deterministic=listed,
+    )
+
+
+def prompt_tools_instructions(specs: list[dict[str, Any]]) -> str:
+    """Instructions for prompt-based tool use, listing each tool and its JSON schema."""
+    listing = "\n".join(
+        f"- `{s['name']}`: {s['description']}\n  args: {json.dumps(s['parameters'])}"
+        for s in specs
+    )
+    return render(load("prompt_tools"), tool_list=listing)
+
+
+def single_shot_prompt(context: str, boundary: str) -> str:
+    """The last-resort prompt: everything gathered up front, one answer."""
+    return render(load("single_shot"), context=context, boundary=boundary)

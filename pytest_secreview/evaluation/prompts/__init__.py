@@ -1,0 +1,1 @@
+"""Prompt files: the reviewer's method, the task, and the tool-use instructions."""

@@ -1,0 +1,36 @@
+"""The published JSON Schemas match the models they are generated from."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from pytest_secreview.evaluation.findings import Finding, Severity
+from pytest_secreview.schemas import SCHEMA_DIR, render, schemas
+
+
+@pytest.mark.parametrize("name", sorted(schemas()))
+def test_published_schema_is_current(name: str) -> None:
+    path = SCHEMA_DIR / name
+    assert path.exists(), f"schemas/{name} missing: run python -m pytest_secreview.schemas"
+    assert path.read_text() == render(schemas()[name]), (
+        f"schemas/{name} is stale: run python -m pytest_secreview.schemas"
+    )
+
+
+def test_finding_json_validates_against_its_schema() -> None:
+    finding = Finding(rule="r", severity=Severity.HIGH, title="t", path="a.py", line=3,
+                      source="pattern").with_fingerprint("x = 1")
+    schema = json.loads((SCHEMA_DIR / "finding.schema.json").read_text())
+    jsonschema.validate(finding.to_json(), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**finding.to_json(), "severity": "URGENT"}, schema)
+
+
+def test_rule_schema_rejects_unknown_keys() -> None:
+    schema = json.loads((SCHEMA_DIR / "rule.schema.json").read_text())
+    jsonschema.validate({"title": "A rule", "severity": "HIGH"}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"title": "A rule", "sevrity": "HIGH"}, schema)
