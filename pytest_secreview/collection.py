@@ -98,7 +98,7 @@ class RuleItem(pytest.Item):
         try:
             evaluation = review.evaluate(self)
         except EvaluationError as exc:
-            self._record(None, str(exc))
+            self._record(None, str(exc), exc.usage_record)
             if review.settings.on_error == "skip":
                 pytest.skip(f"not reviewed (--secreview-on-error=skip): {exc}")
             raise
@@ -111,14 +111,21 @@ class RuleItem(pytest.Item):
         threshold = self.review.settings.fail_on
         return [f for f in evaluation.findings if f.severity.at_least(threshold)]
 
-    def _record(self, evaluation: Evaluation | None, error: str | None) -> None:
+    def _record(
+        self,
+        evaluation: Evaluation | None,
+        error: str | None,
+        error_usage: dict[str, Any] | None = None,
+    ) -> None:
         findings = [f.to_json() for f in evaluation.findings] if evaluation else []
+        usage = dict(evaluation.usage) if evaluation else dict(error_usage or {})
+        usage.pop("transcript", None)
         data: dict[str, Any] = {
             "rule": self.target.rule.id,
             "path": self.target.file.path,
             "findings": findings,
-            "mode": evaluation.mode if evaluation else None,
-            "usage": evaluation.usage if evaluation else {},
+            "mode": evaluation.mode if evaluation else usage.get("mode"),
+            "usage": usage,
             "not_reviewed": evaluation.not_reviewed if evaluation else None,
             "cached": evaluation.cached if evaluation else False,
             "error": error,
@@ -153,9 +160,16 @@ class RuleItem(pytest.Item):
             if exc.note:
                 parts += ["", f"note: {exc.note}"]
             return "\n".join(parts)
-        if isinstance(exc, EvaluationError):
-            return f"review could not be completed: {exc}"
         return super().repr_failure(excinfo)
+
+    def _repr_failure_py(  # type: ignore[override]
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        # pytest renders errors raised in setup through this method, not repr_failure: an
+        # infrastructure failure is one clear line, not a traceback through our internals.
+        if isinstance(excinfo.value, EvaluationError):
+            return f"review could not be completed: {excinfo.value}"
+        return super()._repr_failure_py(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         hunk = self.target.hunks[0]

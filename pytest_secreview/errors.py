@@ -5,6 +5,8 @@ Every message says what happened and what to do next; none carries a credential.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class SecreviewError(Exception):
     """Base class of every error the plugin raises on purpose."""
@@ -35,8 +37,11 @@ class RuleError(SecreviewError):
 class EvaluationError(SecreviewError):
     """Evaluation of an item broke (provider outage, budget spent, no verdict).
 
-    The item ends as a pytest *error*, never as a pass.
+    The item ends as a pytest *error*, never as a pass. ``usage_record`` carries what was
+    spent before the failure, so cost is reported on failure paths too.
     """
+
+    usage_record: dict[str, Any] | None = None
 
 
 class ProviderError(EvaluationError):

@@ -8,6 +8,14 @@ import pytest
 
 if TYPE_CHECKING:
     from .evaluation.findings import Finding
+    from .llm.base import ChatModel
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_secreview_make_model(config: pytest.Config, model: str) -> ChatModel | None:
+    """Return a :class:`~pytest_secreview.llm.base.ChatModel` for the model string ``model``
+    (from ``--secreview-model`` or ``--secreview-fallback-model``), or None to use the
+    built-in routes. Lets a team plug in a provider or gateway of its own."""
 
 
 @pytest.hookspec(firstresult=True)

@@ -9,11 +9,14 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .severity import Severity
+
+if TYPE_CHECKING:
+    from .llm.pricing import Price
 
 
 def _choice(*choices: str) -> Callable[[str], str]:
@@ -26,7 +29,10 @@ def _choice(*choices: str) -> Callable[[str], str]:
 
 
 def _positive_int(value: str) -> int:
-    number = int(value)
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValueError("must be a whole number") from None
     if number < 1:
         raise ValueError("must be a whole number of at least 1")
     return number
@@ -37,6 +43,22 @@ def _non_negative_float(value: str) -> float:
     if number < 0:
         raise ValueError("must not be negative")
     return number
+
+
+def _price(value: str) -> tuple[str, Price]:
+    # Imported here: the provider layer is not loaded unless the review needs it.
+    from .llm.pricing import price_from_mapping
+
+    model, *pairs = value.split()
+    if not pairs:
+        raise ValueError("expected 'MODEL input=N output=N [cached_input=N]'")
+    values: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, number = pair.partition("=")
+        if not sep:
+            raise ValueError(f"{pair!r} is not key=value")
+        values[key] = number
+    return model, price_from_mapping(values)
 
 
 def _severity(value: str) -> Severity:
@@ -62,7 +84,7 @@ class OptionSpec:
     default: Any = None
     metavar: str | None = None
     multiple: bool = False
-    flag: bool = False
+    separator: str = os.pathsep  # between values of a multiple setting in its env variable
     aliases: tuple[str, ...] = ()
 
     @property
@@ -112,6 +134,14 @@ SPECS: tuple[OptionSpec, ...] = (
                metavar="PROJECT"),
     OptionSpec("location", "Vertex AI location (else GOOGLE_CLOUD_LOCATION, default global)",
                metavar="LOCATION"),
+    OptionSpec("prices", "price override per model-id prefix, USD per million tokens, e.g. "
+               "'gemini-2.5-pro input=1.25 output=10 cached_input=0.125'; repeatable (';' "
+               "between entries in SECREVIEW_PRICES)", parse=_price, multiple=True,
+               separator=";", metavar="'MODEL input=N output=N'"),
+    OptionSpec("pr", "pull request number (default: from GITHUB_EVENT_PATH)",
+               parse=_positive_int, metavar="N"),
+    OptionSpec("repo", "repository owner/name (default: GITHUB_REPOSITORY)",
+               metavar="OWNER/NAME"),
     OptionSpec("artifacts", "directory that receives the diff, rules, per-item tasks and "
                "evaluations and the final report", parse=Path, metavar="DIR"),
 )
@@ -155,6 +185,9 @@ class Settings:
     api_base: str | None = None
     project: str | None = None
     location: str | None = None
+    prices: tuple[tuple[str, Price], ...] = ()
+    pr: int | None = None
+    repo: str | None = None
     artifacts: Path | None = None
 
 
@@ -169,7 +202,7 @@ def _raw(config: pytest.Config, spec: OptionSpec, env: Mapping[str, str]) -> tup
     value = env.get(spec.env)
     if value not in (None, ""):
         if spec.multiple:
-            return [v for v in value.split(os.pathsep) if v], f"environment variable {spec.env}"
+            return [v for v in value.split(spec.separator) if v], f"environment variable {spec.env}"
         return value, f"environment variable {spec.env}"
     return None, ""
 
@@ -196,7 +229,7 @@ def load_settings(config: pytest.Config, env: Mapping[str, str] | None = None) -
             continue
         try:
             if spec.multiple:
-                parsed: Any = tuple(str(v) for v in raw_value)
+                parsed: Any = tuple(spec.parse(str(v).strip()) for v in raw_value)
             else:
                 parsed = spec.parse(str(raw_value).strip())
         except ValueError as exc:

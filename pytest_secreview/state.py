@@ -82,6 +82,7 @@ def start_review(config: pytest.Config, settings: Settings) -> ReviewState:
         rule_files = find_rule_files(
             settings.rules, repo, settings.rules_from, diff.base_sha, invocation
         )
+        agent = build_reviewer(config, settings, repo, diff) if settings.model else None
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
     return ReviewState(
@@ -92,4 +93,46 @@ def start_review(config: pytest.Config, settings: Settings) -> ReviewState:
         diff=diff,
         prepared=PreparedDiff(diff.files),
         rule_files=rule_files,
+        agent=agent,
+    )
+
+
+def build_reviewer(
+    config: pytest.Config, settings: Settings, repo: Path, diff: Diff
+) -> AgentReview:
+    """The model review for this process: a team's ``pytest_secreview_make_model`` hook, or
+    the built-in routes. Nothing is sent and no credential is loaded here."""
+    from .evaluation.review import ModelReviewer
+    from .github.context import pull_request_from_env
+    from .llm.base import ChatModel, LLMSettings
+    from .llm.routing import resolve_model
+
+    llm = LLMSettings(
+        model=settings.model,
+        fallback_model=settings.fallback_model,
+        api_base=settings.api_base,
+        project=settings.project,
+        location=settings.location,
+        timeout=settings.timeout,
+        max_output_tokens=settings.max_output_tokens,
+        temperature=settings.temperature,
+        prices=dict(settings.prices),
+    )
+
+    def make(name: str) -> ChatModel:
+        custom = config.hook.pytest_secreview_make_model(config=config, model=name)
+        return custom if custom is not None else resolve_model(name, llm, os.environ)
+
+    assert settings.model is not None
+    return ModelReviewer(
+        repo=repo,
+        diff=diff,
+        model=make(settings.model),
+        fallback=make(settings.fallback_model) if settings.fallback_model else None,
+        pull_request=pull_request_from_env(os.environ, number=settings.pr,
+                                           repository=settings.repo),
+        max_turns=settings.max_turns,
+        max_output_tokens=settings.max_output_tokens,
+        temperature=settings.temperature,
+        prices=dict(settings.prices),
     )

@@ -28,11 +28,22 @@ class Evaluation:
     usage: dict[str, Any] = field(default_factory=dict)
     not_reviewed: str | None = None  # set when part of the review could not run, and why
     cached: bool = False
+    transcript: tuple[dict[str, Any], ...] = ()
 
 
-#: Runs the agentic review of a target given the deterministic findings; returns the
-#: model's findings, the mode that ran and usage. Supplied by the plugin when a model is set.
-AgentReview = Callable[[Target, tuple[Finding, ...]], tuple[list[Finding], str, dict[str, Any]]]
+@dataclass(frozen=True)
+class AgentOutput:
+    """What the model review of one target produced."""
+
+    findings: list[Finding]
+    mode: str
+    usage: dict[str, Any]
+    transcript: tuple[dict[str, Any], ...] = ()
+
+
+#: Runs the agentic review of a target given the deterministic findings. Supplied by the
+#: plugin when a model is configured.
+AgentReview = Callable[[Target, tuple[Finding, ...]], AgentOutput]
 
 
 def evaluate(
@@ -45,15 +56,17 @@ def evaluate(
     findings = list(deterministic)
     mode = "deterministic"
     usage: dict[str, Any] = {}
+    transcript: tuple[dict[str, Any], ...] = ()
     not_reviewed = None
     if target.rule.needs_model:
         if agent is None:
             not_reviewed = NO_MODEL_REASON
         else:
-            model_findings, mode, usage = agent(target, tuple(deterministic))
-            findings.extend(model_findings)
+            output = agent(target, tuple(deterministic))
+            findings.extend(output.findings)
+            mode, usage, transcript = output.mode, output.usage, output.transcript
     kept = sorted(_dedupe(f for f in findings if keep(f)), key=Finding.sort_key)
-    return Evaluation(tuple(kept), mode, usage, not_reviewed)
+    return Evaluation(tuple(kept), mode, usage, not_reviewed, transcript=transcript)
 
 
 def _dedupe(findings: Any) -> list[Finding]:

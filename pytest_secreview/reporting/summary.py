@@ -66,6 +66,22 @@ class Summary:
         """Items per outcome."""
         return Counter(r.outcome for r in self.items.values())
 
+    def usage_totals(self) -> dict[str, Any]:
+        """Model calls, tool calls, tokens and cost summed over every item; cost is None when
+        any item's model had no known price (a partial sum would understate it)."""
+        keys = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cached_tokens",
+                "reasoning_tokens")
+        totals: dict[str, Any] = dict.fromkeys(keys, 0)
+        cost: float | None = 0.0
+        for result in self.items.values():
+            for key in keys:
+                totals[key] += int(result.usage.get(key, 0) or 0)
+            if result.usage.get("model_calls"):
+                item_cost = result.usage.get("cost_usd")
+                cost = None if cost is None or item_cost is None else cost + float(item_cost)
+        totals["cost_usd"] = cost
+        return totals
+
     def findings(self) -> list[dict[str, Any]]:
         """Every finding of every item, worst first, then by location."""
         every = [f for r in self.items.values() for f in r.findings]

@@ -33,6 +33,15 @@ def write_summary(tr: TerminalReporter, review: ReviewState, summary: Summary) -
         for f in findings:
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
+    usage = summary.usage_totals()
+    if usage["model_calls"]:
+        cost = "unknown" if usage["cost_usd"] is None else f"${usage['cost_usd']:.4f}"
+        tr.line(
+            f"usage: {usage['model_calls']} model call(s), {usage['tool_calls']} tool call(s), "
+            f"{usage['input_tokens']} input tokens ({usage['cached_tokens']} cached), "
+            f"{usage['output_tokens']} output tokens ({usage['reasoning_tokens']} reasoning), "
+            f"estimated cost {cost}"
+        )
     skipped: dict[str, list[str]] = defaultdict(list)
     errors: dict[str, list[str]] = defaultdict(list)
     for result in summary.items.values():

@@ -1,0 +1,287 @@
+"""The agentic review: one provider-agnostic tool-use loop.
+
+Modes degrade in steps (seed 000): native function calling; prompt-based tool calls when
+the API rejects tool declarations or the model answers in text on its first turn; a
+single-shot review with the context gathered up front when that fails too. The review ends
+only when the model calls ``report_findings`` with valid arguments; no verdict within the
+turn limit is an error, never a pass. Usage is recorded on every path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import EvaluationError
+from ..llm.base import ChatModel
+from ..llm.errors import EmptyResponseError, ProviderUnavailableError, ToolsUnsupportedError
+from ..llm.messages import (
+    FinishReason,
+    Message,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    ToolSpec,
+)
+from ..tools.registry import ToolRegistry
+from ..usage import ReviewUsage
+from .findings import Finding
+from .prompt import prompt_tools_instructions, single_shot_prompt
+from .report_tool import REPORT_FINDINGS
+from .text_calls import parse_findings_answer, parse_text_calls
+
+NUDGE = (
+    "You have not called report_findings. Finish your investigation and call "
+    "report_findings now (an empty list if nothing qualifies)."
+)
+CUT_OFF = (
+    "Your answer was cut off at the output limit. Be brief: call report_findings now with "
+    "concise explanations."
+)
+
+
+class NoVerdictError(EvaluationError):
+    """The model did not call ``report_findings`` validly within the turn limit."""
+
+
+@dataclass
+class ReviewRequest:
+    """Everything one review needs: prompts, tools, and how to validate the verdict."""
+
+    system: str
+    task: str
+    registry: ToolRegistry
+    validate: Callable[[dict[str, Any]], list[Finding]]  # raises ValueError for the model
+    single_shot_context: Callable[[], str]
+    boundary: str
+    max_turns: int
+    max_output_tokens: int
+    temperature: float | None
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _Verdict:
+    findings: list[Finding] | None = None
+
+
+class AgentLoop:
+    """Runs reviews against a model (and a fallback model when the first is unavailable)."""
+
+    def __init__(self, model: ChatModel, fallback: ChatModel | None = None) -> None:
+        self.model = model
+        self.fallback = fallback
+
+    def review(self, request: ReviewRequest, usage: ReviewUsage) -> list[Finding]:
+        """Run the review; return the model's findings or raise :class:`EvaluationError`."""
+        state = _Run(self, request, usage)
+        try:
+            return state.run()
+        finally:
+            usage.tools = request.registry.usage().to_dict()
+
+
+class _Run:
+    """One review's mutable state: the conversation, the turn count, the mode."""
+
+    def __init__(self, loop: AgentLoop, request: ReviewRequest, usage: ReviewUsage) -> None:
+        self.loop = loop
+        self.request = request
+        self.usage = usage
+        self.model = loop.model
+        self.turns = 0
+        self.tool_specs = [
+            ToolSpec(s["name"], s["description"], s["parameters"])
+            for s in request.registry.specs()
+        ] + [REPORT_FINDINGS]
+
+    # -- model calls ----------------------------------------------------------------------
+
+    def _complete(
+        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec] | None
+    ) -> ModelResponse:
+        if self.turns >= self.request.max_turns:
+            raise NoVerdictError(
+                f"no verdict within {self.request.max_turns} turns (--secreview-max-turns): "
+                "the model never called report_findings with valid arguments"
+            )
+        self.turns += 1
+        retried_empty = False
+        while True:
+            try:
+                response = self.model.complete(
+                    system, messages, tools,
+                    max_output_tokens=self.request.max_output_tokens,
+                    temperature=self.request.temperature,
+                )
+            except ProviderUnavailableError as exc:
+                self.usage.add_model_call(self.model.model_id, exc.usage)
+                if self.loop.fallback is None or self.model is self.loop.fallback:
+                    raise
+                self._log("fallback", f"{self.model.model_id} unavailable: {exc}")
+                self.model = self.loop.fallback
+                continue
+            except EmptyResponseError as exc:
+                self.usage.add_model_call(self.model.model_id, exc.usage)
+                if retried_empty:
+                    raise
+                retried_empty = True
+                continue
+            self.usage.add_model_call(self.model.model_id, response.usage)
+            break
+        if response.finish_reason in (FinishReason.SAFETY, FinishReason.RECITATION):
+            raise EvaluationError(
+                f"{self.model.model_id} blocked the review ({response.finish_reason.value}, "
+                f"provider reason {response.raw_finish_reason!r}); the change was not reviewed"
+            )
+        return response
+
+    # -- modes ----------------------------------------------------------------------------
+
+    def run(self) -> list[Finding]:
+        try:
+            result = self._native()
+        except ToolsUnsupportedError as exc:
+            self._log("mode", f"native tools rejected: {exc}; switching to prompt-based calls")
+            result = None
+        if result is not None:
+            return result
+        result = self._prompt_based()
+        if result is not None:
+            return result
+        return self._single_shot()
+
+    def _native(self) -> list[Finding] | None:
+        self.usage.mode = "native"
+        messages: list[Message] = [Message.user(self.request.task)]
+        first = True
+        while True:
+            response = self._complete(self.request.system, messages, self.tool_specs)
+            calls = response.tool_calls
+            self._log_response(response)
+            if not calls:
+                if first:
+                    self._log("mode", "answered in text without a tool call; switching to "
+                              "prompt-based calls")
+                    return None
+                messages += [Message("assistant", response.parts or (TextPart("..."),)),
+                             Message.user(self._nudge(response))]
+                continue
+            first = False
+            messages.append(Message("assistant", response.parts))
+            verdict = _Verdict()
+            results = self._execute(calls, verdict)
+            if verdict.findings is not None:
+                return verdict.findings
+            messages.append(Message.tool_results(results))
+
+    def _prompt_based(self) -> list[Finding] | None:
+        self.usage.mode = "prompt"
+        specs = [{"name": s.name, "description": s.description, "parameters": s.parameters}
+                 for s in self.tool_specs]
+        system = self.request.system + "\n\n" + prompt_tools_instructions(specs)
+        messages: list[Message] = [Message.user(self.request.task)]
+        first = True
+        while True:
+            response = self._complete(system, messages, None)
+            self._log_response(response)
+            parsed = parse_text_calls(response.text)
+            if not parsed:
+                if first:
+                    self._log("mode", "no <tool_call> in the answer; switching to single-shot")
+                    return None
+                messages += [Message("assistant", (TextPart(response.text or "..."),)),
+                             Message.user(self._nudge(response))]
+                continue
+            first = False
+            calls = [
+                ToolCallPart(id=f"text-{self.turns}-{i}", name=c.name, args=c.args,
+                             arguments_error=c.error)
+                for i, c in enumerate(parsed)
+            ]
+            verdict = _Verdict()
+            results = self._execute(calls, verdict)
+            if verdict.findings is not None:
+                return verdict.findings
+            blocks = "\n\n".join(
+                f'<tool_result name="{r.name}" error="{str(r.is_error).lower()}">\n'
+                f"{r.content}\n</tool_result>"
+                for r in results
+            )
+            messages += [Message("assistant", (TextPart(response.text),)),
+                         Message.user(blocks)]
+
+    def _single_shot(self) -> list[Finding]:
+        self.usage.mode = "single-shot"
+        context = self.request.single_shot_context()
+        prompt = self.request.task + "\n\n" + single_shot_prompt(context, self.request.boundary)
+        messages: list[Message] = [Message.user(prompt)]
+        for _attempt in range(2):
+            response = self._complete(self.request.system, messages, None)
+            self._log_response(response)
+            args = parse_findings_answer(response.text)
+            if args is None:
+                problem = "no report_findings call found in the answer"
+            else:
+                try:
+                    return self.request.validate(args)
+                except ValueError as exc:
+                    problem = str(exc)
+            messages += [Message("assistant", (TextPart(response.text or "..."),)),
+                         Message.user(f"{problem}. Answer again with exactly one "
+                                      "<tool_call> block calling report_findings.")]
+        raise NoVerdictError(
+            "no valid verdict from the single-shot review (the last fallback after native and "
+            "prompt-based tool calls)"
+        )
+
+    # -- tools ----------------------------------------------------------------------------
+
+    def _execute(self, calls: Sequence[ToolCallPart], verdict: _Verdict) -> list[ToolResultPart]:
+        """Run every call of the turn concurrently; results keep the calls' order."""
+
+        def one(call: ToolCallPart) -> ToolResultPart:
+            if call.arguments_error:
+                return ToolResultPart(call.id, call.name or "unknown",
+                                      f"error: arguments not understood: {call.arguments_error}",
+                                      is_error=True)
+            if call.name == REPORT_FINDINGS.name:
+                try:
+                    findings = self.request.validate(call.args)
+                except ValueError as exc:
+                    return ToolResultPart(call.id, call.name, f"error: {exc}", is_error=True)
+                verdict.findings = findings
+                return ToolResultPart(call.id, call.name, f"accepted {len(findings)} finding(s)")
+            result = self.request.registry.call(call.name, call.args)
+            content = (
+                f"<<<UNTRUSTED {self.request.boundary}\n{result.text}\n"
+                f"UNTRUSTED {self.request.boundary}>>>"
+            )
+            return ToolResultPart(call.id, call.name, content, is_error=result.is_error)
+
+        with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
+            results = list(pool.map(one, calls))
+        for call, result in zip(calls, results, strict=True):
+            self.request.transcript.append({
+                "turn": self.turns, "tool": call.name,
+                "args": call.args if call.name != REPORT_FINDINGS.name else "(findings)",
+                "error": result.is_error, "chars": len(result.content),
+            })
+        return results
+
+    def _nudge(self, response: ModelResponse) -> str:
+        return CUT_OFF if response.finish_reason is FinishReason.MAX_TOKENS else NUDGE
+
+    def _log(self, event: str, detail: str) -> None:
+        self.request.transcript.append({"turn": self.turns, "event": event, "detail": detail})
+
+    def _log_response(self, response: ModelResponse) -> None:
+        self.request.transcript.append({
+            "turn": self.turns, "model": response.model,
+            "finish": response.finish_reason.value,
+            "text_chars": len(response.text),
+            "tool_calls": [c.name for c in response.tool_calls],
+        })

@@ -1,0 +1,247 @@
+"""Anthropic Messages API: ``/v1/messages`` and Claude on Vertex AI (``rawPredict``).
+
+The two differ only in the envelope: the Messages API takes ``model`` in the body and
+``anthropic-version: 2023-06-01`` as a header; Vertex takes the model in the URL and
+``anthropic_version: vertex-2023-10-16`` in the body.
+
+Prompt caching: the system prompt is sent as a list of text blocks whose last block carries
+``cache_control: {"type": "ephemeral"}`` (caching tools and system together), and the last
+block of the conversation carries one too, so each turn of the agent loop reads the previous
+turns from the cache.
+
+Answers: ``thinking``/``redacted_thinking`` blocks are kept as :class:`ThinkingPart` (Anthropic
+requires them echoed back, signature intact, during tool use). ``stop_reason`` ``end_turn`` and
+``stop_sequence`` become ``STOP``, ``tool_use`` ``TOOL_CALLS``, ``max_tokens`` and
+``model_context_window_exceeded`` ``MAX_TOKENS``, ``refusal`` ``SAFETY``, anything else
+(``pause_turn``, unknown) ``OTHER``. A normal stop with no content raises
+:class:`EmptyResponseError`; a body without a ``content`` list :class:`MalformedResponseError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ._wire import as_dict, as_int, ensure_answer, require_object, synthetic_call_id
+from .auth import Credential
+from .errors import MalformedResponseError
+from .http import RetryPolicy, post_json, scrubbed
+from .messages import (
+    FinishReason,
+    Message,
+    ModelResponse,
+    Part,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    ToolSpec,
+    Usage,
+)
+
+ORIGIN = "anthropic"
+API_VERSION = "2023-06-01"
+VERTEX_VERSION = "vertex-2023-10-16"
+_EPHEMERAL = {"type": "ephemeral"}
+_CACHEABLE = frozenset({"text", "tool_use", "tool_result"})
+
+_FINISH = {
+    "end_turn": FinishReason.STOP,
+    "stop_sequence": FinishReason.STOP,
+    "tool_use": FinishReason.TOOL_CALLS,
+    "max_tokens": FinishReason.MAX_TOKENS,
+    "model_context_window_exceeded": FinishReason.MAX_TOKENS,
+    "refusal": FinishReason.SAFETY,
+}
+
+
+class AnthropicModel:
+    """A Claude model via the Messages API (``vertex=False``) or Vertex ``rawPredict``."""
+
+    def __init__(
+        self,
+        *,
+        model_id: str,
+        url: str,
+        credential: Credential,
+        provider: str,
+        wire_model: str,
+        vertex: bool,
+        timeout: float = 300.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._model_id = model_id
+        self.url = url
+        self._credential = credential
+        self._provider = provider
+        self._wire_model = wire_model
+        self._vertex = vertex
+        self._timeout = timeout
+        self._retry = retry or RetryPolicy()
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    def complete(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] | None,
+        *,
+        max_output_tokens: int,
+        temperature: float | None,
+    ) -> ModelResponse:
+        body = build_request(
+            system, messages, tools,
+            max_output_tokens=max_output_tokens,
+            temperature=temperature,
+            model=None if self._vertex else self._wire_model,
+            anthropic_version=VERTEX_VERSION if self._vertex else None,
+        )
+        data = post_json(
+            self.url,
+            body,
+            credential=self._credential,
+            provider=self._provider,
+            timeout=self._timeout,
+            retry=self._retry,
+            headers=None if self._vertex else {"anthropic-version": API_VERSION},
+            tools_in_request=bool(tools),
+        )
+        with scrubbed(self._credential):
+            return parse_response(data, provider=self._provider, requested_model=self._model_id)
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel(model_id={self._model_id!r}, url={self.url!r})"
+
+
+def build_request(
+    system: str,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec] | None,
+    *,
+    max_output_tokens: int,
+    temperature: float | None,
+    model: str | None,
+    anthropic_version: str | None,
+) -> dict[str, Any]:
+    """The Messages API request body (``model`` None and ``anthropic_version`` set for Vertex)."""
+    body: dict[str, Any] = {}
+    if model:
+        body["model"] = model
+    if anthropic_version:
+        body["anthropic_version"] = anthropic_version
+    body["max_tokens"] = max_output_tokens
+    if system:
+        body["system"] = [{"type": "text", "text": system, "cache_control": dict(_EPHEMERAL)}]
+    body["messages"] = _messages(messages)
+    if tools:
+        body["tools"] = [
+            {
+                "name": t.name,
+                "description": t.description,
+                "input_schema": {"type": "object", **t.parameters},
+            }
+            for t in tools
+        ]
+    if temperature is not None:
+        body["temperature"] = temperature
+    return body
+
+
+def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        blocks = [b for p in message.parts if (b := _block(p)) is not None]
+        if message.role == "user":
+            # Anthropic wants tool_result blocks before any text in a user turn.
+            blocks.sort(key=lambda b: b["type"] != "tool_result")
+        if not blocks:
+            continue
+        if wire and wire[-1]["role"] == message.role:
+            wire[-1]["content"].extend(blocks)  # roles must alternate
+        else:
+            wire.append({"role": message.role, "content": blocks})
+    if wire and wire[-1]["content"][-1]["type"] in _CACHEABLE:
+        wire[-1]["content"][-1]["cache_control"] = dict(_EPHEMERAL)
+    return wire
+
+
+def _block(part: Part) -> dict[str, Any] | None:
+    if isinstance(part, TextPart):
+        # The API rejects empty text blocks.
+        return {"type": "text", "text": part.text} if part.text else None
+    if isinstance(part, ToolCallPart):
+        return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.args}
+    if isinstance(part, ToolResultPart):
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": part.call_id,
+            "content": part.content,
+        }
+        if part.is_error:
+            block["is_error"] = True
+        return block
+    if isinstance(part, ThinkingPart):
+        if part.origin != ORIGIN or not part.signature:
+            return None  # another provider's reasoning, or nothing we may echo
+        if part.redacted:
+            return {"type": "redacted_thinking", "data": part.signature}
+        return {"type": "thinking", "thinking": part.text, "signature": part.signature}
+    raise TypeError(f"unexpected part {type(part).__name__}")
+
+
+def parse_response(data: Any, *, provider: str, requested_model: str) -> ModelResponse:
+    """Convert a Messages API response body (see the module docstring for the rules)."""
+    body = require_object(data, provider, "a Message object")
+    content = body.get("content")
+    if not isinstance(content, list):
+        raise MalformedResponseError(
+            f"{provider} returned a body without a content list", provider=provider
+        )
+    usage = _usage(as_dict(body.get("usage")))
+    parts = tuple(p for block in content if (p := _parse_block(block)) is not None)
+    raw = body.get("stop_reason") if isinstance(body.get("stop_reason"), str) else None
+    finish = _FINISH.get(raw, FinishReason.OTHER) if raw else FinishReason.OTHER
+    model = body.get("model") if isinstance(body.get("model"), str) else None
+    ensure_answer(parts, finish, usage, provider)
+    return ModelResponse(parts, finish, usage, model or requested_model, raw)
+
+
+def _parse_block(block: Any) -> Part | None:
+    if not isinstance(block, dict):
+        return None
+    kind = block.get("type")
+    if kind == "text" and isinstance(block.get("text"), str) and block["text"]:
+        return TextPart(block["text"])
+    if kind == "tool_use" and isinstance(block.get("name"), str):
+        raw_id = block.get("id")
+        call_id = raw_id if isinstance(raw_id, str) and raw_id else synthetic_call_id()
+        args = block.get("input")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            return ToolCallPart(
+                call_id, block["name"], {},
+                arguments_error=f"arguments must be a JSON object, got {type(args).__name__}",
+            )
+        return ToolCallPart(call_id, block["name"], args)
+    if kind == "thinking":
+        signature = block.get("signature") if isinstance(block.get("signature"), str) else None
+        return ThinkingPart(str(block.get("thinking") or ""), signature, ORIGIN)
+    if kind == "redacted_thinking" and isinstance(block.get("data"), str):
+        return ThinkingPart("", block["data"], ORIGIN, redacted=True)
+    return None
+
+
+def _usage(usage: dict[str, Any]) -> Usage:
+    # Anthropic's input_tokens excludes cache reads and writes; ours includes them.
+    read = as_int(usage.get("cache_read_input_tokens"))
+    written = as_int(usage.get("cache_creation_input_tokens"))
+    return Usage(
+        input_tokens=as_int(usage.get("input_tokens")) + read + written,
+        output_tokens=as_int(usage.get("output_tokens")),
+        cached_tokens=read,
+        cache_write_tokens=written,
+    )
