@@ -1,0 +1,53 @@
+"""Gitignore-style globs for ``list_files`` and ``search_files``, matched with RE2.
+
+pathspec translates a glob to a regex; running that regex with Python's backtracking engine
+would let a pattern such as ``*a*a*a*a*a*a*a*b`` take exponential time on a long file name, so
+the translated regex is compiled with RE2 instead (same syntax, linear time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pathspec
+import re2
+
+from .errors import ToolError
+
+MAX_GLOB_CHARS = 500
+
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = 8 << 20
+_OPTIONS.log_errors = False
+
+
+def compile_glob(pattern: str) -> Callable[[str], bool]:
+    """A predicate telling whether a relative path matches the gitignore-style ``pattern``.
+
+    ``*.py`` matches at any depth, ``src/**/*.ts`` is anchored, ``docs/`` matches everything
+    under ``docs``; ``""``, ``*`` and ``**`` match everything. Negation (``!x``) is refused:
+    a single pattern cannot be negated meaningfully. Raises :class:`ToolError` with a hint.
+    """
+    text = pattern.strip()
+    if len(text) > MAX_GLOB_CHARS:
+        raise ToolError(f"glob pattern longer than {MAX_GLOB_CHARS} characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        raise ToolError("control character in glob pattern")
+    if text in ("", "*", "**", "**/*"):
+        return lambda _path: True
+    if text.startswith("!"):
+        raise ToolError("negated glob patterns ('!x') are not supported; pass a positive pattern")
+    try:
+        spec_pattern: Any = pathspec.GitIgnoreSpec.from_lines([text]).patterns[0]
+        source = spec_pattern.regex.pattern if spec_pattern.include is not None else None
+        if source is None:
+            raise ToolError(f"glob {text!r} is a comment; escape a leading '#' as '\\#'")
+        regex: Any = re2.compile(source, _OPTIONS)
+    except ToolError:
+        raise
+    except Exception:
+        raise ToolError(
+            f"invalid glob pattern {text!r}: use gitignore syntax such as '*.py' or 'src/**/*.ts'"
+        ) from None
+    return lambda path: regex.search(path) is not None

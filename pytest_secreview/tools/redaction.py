@@ -1,0 +1,299 @@
+"""Find and redact secrets in any text the product shows or writes.
+
+Every tool result, PR comment, JUnit/JSON/SARIF report, artifact and log line goes through
+:func:`redact`; the deterministic secret rules use :func:`find_secrets` to report each secret by
+kind and location. Secrets are replaced by ``[REDACTED:<kind>]``.
+
+The patterns run on RE2 (linear time) over the UTF-8 bytes of the text, one pass per pattern.
+Every part of a pattern that can fail late is bounded, so a hostile text cannot make repeated
+searches rescan it: the cost stays linear in the text's size (megabytes in well under a second).
+Overlapping matches are merged, so a secret caught by two rules is redacted once, whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import re2
+
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = 64 << 20
+_OPTIONS.log_errors = False
+
+# Values that are obviously not secrets: template references and well-known placeholders.
+# Skipping them keeps code like ``password = "${DB_PASSWORD}"`` readable for the reviewer and
+# keeps the deterministic secret rule from reporting it.
+_PLACEHOLDER_PREFIXES = (
+    b"${", b"{{", b"%(", b"<", b"$(", b"#{", b"{%", b"process.env", b"os.environ",
+)
+_PLACEHOLDERS = frozenset(
+    {
+        b"password", b"passwd", b"secret", b"token", b"changeme", b"change-me", b"example",
+        b"none", b"null", b"nil", b"true", b"false", b"undefined", b"redacted", b"your-password",
+        b"your_password", b"your-token", b"your_token", b"your-api-key", b"your_api_key",
+        b"placeholder", b"dummy", b"required", b"optional", b"str", b"string", b"bytes",
+    }
+)
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z_.]*\Z")
+
+
+def _is_placeholder(value: bytes) -> bool:
+    low = value.strip().lower()
+    if low in _PLACEHOLDERS or low.startswith(_PLACEHOLDER_PREFIXES) or b"[redacted:" in low:
+        return True
+    return len(set(low)) <= 1  # "****", "xxxxxxxx"
+
+
+def _quoted_value(value: bytes) -> bool:
+    return len(value) >= 4 and not _is_placeholder(value)
+
+
+def _unquoted_value(value: bytes) -> bool:
+    # Unquoted right-hand sides are usually code (``password = user.password``, ``token =
+    # None``): only values that do not read as an identifier count, unless long.
+    if len(value) < 6 or _is_placeholder(value):
+        return False
+    return not (_IDENTIFIER.match(value) and len(value) < 16)
+
+
+def _has_digit(value: bytes) -> bool:
+    return any(48 <= byte <= 57 for byte in value)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    pattern: Any  # a compiled re2 pattern
+    accept: Callable[[bytes], bool] | None = None
+    # Group whose span is redacted (0 = the whole match).
+    group: int = 0
+
+
+def _rule(
+    kind: str,
+    pattern: bytes,
+    *,
+    accept: Callable[[bytes], bool] | None = None,
+) -> _Rule:
+    compiled = re2.compile(pattern, _OPTIONS)
+    group = compiled.groupindex.get(b"v", 0)
+    return _Rule(kind, compiled, accept, group)
+
+
+_B64 = rb"[A-Za-z0-9+/=]"
+# Optional closing quote of the key, an optional type annotation (``password: str = ...``),
+# then the operator of assignment, mapping or comparison.
+_ASSIGN = (
+    rb"""["'\]]?[ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_.\[\], |]{0,60}[ \t]*)?"""
+    rb"(?:=>|:=|==|[:=])[ \t]*"
+)
+_QUOTED = (
+    rb"""(?:"(?P<v>(?:[^"\\\n]|\\.){1,200})"|'(?P<v2>(?:[^'\\\n]|\\.){1,200})'"""
+    rb"""|`(?P<v3>[^`\n]{1,200})`)"""
+)
+_UNQUOTED = rb"""(?P<v>[^\s"'`#,;(){}\[\]<>]{1,200})(?:[\s,;#)}\]]|\z)"""
+_KEYWORDS = (
+    rb"(?i)(passwd|password|passphrase|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key"
+    rb"|secret[_.-]?key|private[_.-]?key|client[_.-]?secret|auth[_.-]?key)"
+)
+
+# Order matters only for ties (same start): the earlier, more specific rule names the kind.
+_RULES: tuple[_Rule, ...] = (
+    _rule(
+        "gcp_service_account_key",
+        rb'"private_key"\s*:\s*"(?P<v>-----BEGIN(?:[^"\\]|\\.)*)"',
+    ),
+    _rule(
+        "private_key",
+        rb"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        rb"""(?:\s|\\[nr]|["'+,]|[A-Za-z][A-Za-z0-9-]{0,40}:[^\n\\]{0,300})*"""
+        + _B64 + rb"{16}"
+        + rb"""(?:[A-Za-z0-9+/=\s"'+,]|\\[nrt])*"""
+        rb"(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
+    ),
+    _rule("gcp_private_key_id", rb'"private_key_id"\s*:\s*"(?P<v>[0-9a-f]{40})"'),
+    _rule("aws_access_key_id", rb"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+    _rule(
+        "aws_secret_access_key",
+        rb"(?i)aws.{0,20}(?:secret|private)[a-z_. -]{0,20}" + _ASSIGN
+        + rb"""["']?(?P<v>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|\z)""",
+    ),
+    _rule("gcp_api_key", rb"AIza[0-9A-Za-z_\-]{35}"),
+    _rule("google_oauth_token", rb"\bya29\.[0-9A-Za-z_\-]{20,1000}"),
+    _rule("google_oauth_client_secret", rb"\bGOCSPX-[0-9A-Za-z_\-]{28}"),
+    _rule("github_token", rb"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
+    _rule("github_token", rb"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+    _rule("gitlab_token", rb"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_\-]{20,255}"),
+    _rule("slack_token", rb"\bxox[baprs]-[A-Za-z0-9-]{10,255}"),
+    _rule(
+        "slack_webhook",
+        rb"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{8,512}",
+    ),
+    _rule("stripe_key", rb"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,255}"),
+    _rule("anthropic_api_key", rb"\bsk-ant-[A-Za-z0-9_\-]{20,512}"),
+    _rule(
+        "openai_api_key",
+        rb"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,512}",
+        accept=_has_digit,
+    ),
+    _rule("npm_token", rb"\bnpm_[A-Za-z0-9]{36}\b"),
+    _rule("pypi_token", rb"\bpypi-AgE[A-Za-z0-9_\-]{50,1000}"),
+    _rule("huggingface_token", rb"\bhf_[A-Za-z0-9]{30,40}\b"),
+    _rule("sendgrid_api_key", rb"\bSG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}"),
+    _rule(
+        "jwt",
+        rb"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    ),
+    _rule(
+        "authorization_header",
+        rb"""(?i)\bauthorization["']?\]?[ \t]*[:=][ \t]*["']?(?:basic|token|bearer)[ \t]+"""
+        rb"(?P<v>[A-Za-z0-9._~+/-]{8,1000}=*)",
+        accept=lambda value: not _is_placeholder(value),
+    ),
+    _rule(
+        "bearer_token",
+        rb"(?i)\bbearer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,1000}=*)",
+        accept=_has_digit,
+    ),
+    _rule(
+        "url_credentials",
+        rb"""\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s/?#@:"'<>]{1,256}:(?P<v>[^\s/?#@"'<>]{1,256})@""",
+        accept=lambda value: not _is_placeholder(value),
+    ),
+    _rule("secret_assignment", _KEYWORDS + _ASSIGN + _QUOTED, accept=_quoted_value),
+    _rule("secret_assignment", _KEYWORDS + _ASSIGN + _UNQUOTED, accept=_unquoted_value),
+)
+
+
+def _assignment_kind(keyword: bytes) -> str:
+    word = keyword.lower()
+    if word.startswith((b"pass", b"pwd")):
+        return "password"
+    if word == b"token":
+        return "token"
+    if word.startswith((b"api", b"access", b"auth")):
+        return "api_key"
+    return "secret"
+
+
+@dataclass(frozen=True)
+class SecretMatch:
+    """A secret found in a text: ``text[start:end]`` is the secret value, ``line`` is 1-based."""
+
+    kind: str
+    start: int
+    end: int
+    line: int
+
+
+def _value_span(rule: _Rule, match: Any) -> tuple[int, int] | None:
+    if rule.group:
+        for name in (b"v", b"v2", b"v3"):
+            index = rule.pattern.groupindex.get(name)
+            if index is not None and match.start(index) >= 0:
+                return int(match.start(index)), int(match.end(index))
+        return None
+    return int(match.start()), int(match.end())
+
+
+def _byte_spans(data: bytes) -> list[tuple[int, int, str]]:
+    """All secret spans in ``data`` (UTF-8), merged: sorted, non-overlapping."""
+    found: list[tuple[int, int, int, str]] = []
+    for priority, rule in enumerate(_RULES):
+        for match in rule.pattern.finditer(data):
+            span = _value_span(rule, match)
+            if span is None or span[0] == span[1]:
+                continue
+            value = data[span[0] : span[1]]
+            if rule.accept is not None and not rule.accept(value):
+                continue
+            kind = rule.kind
+            if kind == "secret_assignment":
+                kind = _assignment_kind(match.group(1))
+            found.append((span[0], priority, span[1], kind))
+    found.sort()
+    merged: list[tuple[int, int, str]] = []
+    for start, _priority, end, kind in found:
+        if merged and start < merged[-1][1]:
+            # Overlap: one redaction covers both (never leave part of a secret visible),
+            # named after the earliest match, the more specific rule on a tie.
+            last_start, last_end, last_kind = merged[-1]
+            merged[-1] = (last_start, max(last_end, end), last_kind)
+        else:
+            merged.append((start, end, kind))
+    return merged
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:  # a span cut through a lone surrogate; never through UTF-8
+        return data.decode("utf-8", "replace")
+
+
+def find_secrets(text: str) -> list[SecretMatch]:
+    """Every secret in ``text``, in order, as character offsets with their line number.
+
+    Exactly the spans :func:`redact` replaces.
+    """
+    data = _encode(text)
+    matches: list[SecretMatch] = []
+    char_pos = 0
+    byte_pos = 0
+    line = 1
+    for start, end, kind in _byte_spans(data):
+        # Walk forward once: offsets and line numbers stay linear in the text's size.
+        line += data.count(b"\n", byte_pos, start)
+        char_start = char_pos + len(_decode(data[byte_pos:start]))
+        char_end = char_start + len(_decode(data[start:end]))
+        matches.append(SecretMatch(kind, char_start, char_end, line))
+        line += data.count(b"\n", start, end)
+        char_pos, byte_pos = char_end, end
+    return matches
+
+
+def redact(text: str) -> str:
+    """Return ``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    if not text:
+        return text
+    data = _encode(text)
+    spans = _byte_spans(data)
+    if not spans:
+        return text
+    pieces: list[bytes] = []
+    pos = 0
+    for start, end, kind in spans:
+        pieces.append(data[pos:start])
+        pieces.append(f"[REDACTED:{kind}]".encode())
+        pos = end
+    pieces.append(data[pos:])
+    return _decode(b"".join(pieces))
+
+
+# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), and two-character escapes. Each
+# alternative is bounded by characters it cannot contain, so the scan stays linear.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|\x1b[PX^_][^\x1b]*\x1b\\"
+    r"|\x1b[@-Z\\-_]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+_CONTROL = {code: None for code in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]}
+del _CONTROL[0x09], _CONTROL[0x0A]
+
+
+def strip_control(text: str) -> str:
+    """Remove ANSI escape sequences and control characters, keeping ``\\n`` and ``\\t``.
+
+    A terminal escape in a file or commit message could rewrite what a person sees in a log;
+    a carriage return could hide a line. Printable text is left untouched.
+    """
+    return _ANSI.sub("", text).translate(_CONTROL)
