@@ -380,7 +380,9 @@ class _Parser:
                 if not dropping:
                     end = size - 1 if line[-1] == 13 else size
                     text = line[1:end].decode("utf-8", "replace")
-                    removed(Line(old_no, text, new_no or 1))
+                    # Anchor on the head line at the removal; past the hunk's last head
+                    # line (a removal at the end of the file) anchor on that last line.
+                    removed(Line(old_no, text, new_no if rem_new else max(new_no - 1, 1)))
                     raw(line)
                 rem_old -= 1
                 old_no += 1

@@ -9,10 +9,19 @@ from .findings import Finding
 
 
 def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
-    """Every finding ``rule``'s detect patterns produce on ``file``, one per (pattern, line)."""
+    """Every finding ``rule``'s detect patterns produce on ``file``, one per (pattern, line).
+
+    The caller passes only files the rule's ``applies_to`` selected (the matcher's targets).
+    A pattern on removed lines that also matches an added line of the same file reports
+    nothing: the safeguard was moved or rewritten, not deleted, and the model (which sees
+    both sides) judges whether the new form still protects.
+    """
     findings: list[Finding] = []
+    added = file.added_lines
     for detect in rule.detect:
-        lines = file.added_lines if detect.on == "added" else file.removed_lines
+        lines = added if detect.on == "added" else file.removed_lines
+        if detect.on == "removed" and any(detect.pattern.search(a.text) for a in added):
+            continue
         for line in lines:
             if not detect.pattern.search(line.text):
                 continue

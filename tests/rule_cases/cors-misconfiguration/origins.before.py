@@ -1,0 +1,3 @@
+# match: cors-misconfiguration
+CORS_ALLOWED_ORIGINS = ["https://app.example.com", "https://admin.example.com"]
+CORS_ALLOW_CREDENTIALS = True

@@ -1,0 +1,3 @@
+# ruleid: cors-misconfiguration
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = True

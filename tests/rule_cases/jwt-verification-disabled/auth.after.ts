@@ -1,0 +1,14 @@
+import jwt from "jsonwebtoken";
+
+const PUBLIC_KEY = process.env.JWT_PUBLIC_KEY ?? "";
+
+export function authenticate(req: any, res: any, next: () => void) {
+  const token = req.headers.authorization?.slice(7) ?? "";
+  try {
+    // match: jwt-verification-disabled
+    req.user = jwt.decode(token);
+    next();
+  } catch {
+    res.status(401).end();
+  }
+}

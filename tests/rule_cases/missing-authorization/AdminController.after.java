@@ -1,0 +1,12 @@
+package com.example.admin;
+
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+public class AdminController {
+    @DeleteMapping("/admin/users/{id}")
+    public void delete(@PathVariable long id) {
+    }
+}

@@ -1,0 +1,14 @@
+import ipaddress
+import socket
+from urllib.parse import urlparse
+
+import requests
+
+
+def fetch_avatar(url):
+    host = urlparse(url).hostname
+    addr = ipaddress.ip_address(socket.gethostbyname(host))
+    # ruleid: ssrf
+    if addr.is_private or addr.is_loopback or addr.is_link_local:
+        raise ValueError("internal address")
+    return requests.get(url, timeout=5, allow_redirects=False)

@@ -1,0 +1,6 @@
+import requests
+
+
+def make_session():
+    session = requests.Session()
+    return session

@@ -1,0 +1,3 @@
+def render_comment(comment):
+    body = comment.body
+    return "<p>" + body + "</p>"

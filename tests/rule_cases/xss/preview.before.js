@@ -1,0 +1,6 @@
+import DOMPurify from "dompurify";
+
+export function showPreview(el, html) {
+  // ruleid: xss
+  el.innerHTML = DOMPurify.sanitize(html);
+}

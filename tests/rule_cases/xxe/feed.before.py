@@ -1,0 +1,6 @@
+# ruleid: xxe
+from defusedxml.ElementTree import fromstring
+
+
+def parse_feed(body: bytes):
+    return fromstring(body)
