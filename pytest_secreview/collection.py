@@ -22,7 +22,8 @@ from .evaluation.findings import Finding, Severity
 from .rules.loader import RuleSource
 from .rules.matcher import Target
 from .rules.parse import parse_rule
-from .state import EVALUATION_KEY, REVIEW_KEY, ReviewState
+from .state import ARTIFACT_KEY, EVALUATION_KEY, REVIEW_KEY, ReviewState
+from .tools.redaction import redact
 
 
 class RuleFile(pytest.File):
@@ -119,7 +120,8 @@ class RuleItem(pytest.Item):
     ) -> None:
         findings = [f.to_json() for f in evaluation.findings] if evaluation else []
         usage = dict(evaluation.usage) if evaluation else dict(error_usage or {})
-        usage.pop("transcript", None)
+        transcript = list(evaluation.transcript) if evaluation else usage.pop("transcript", [])
+        sent = dict(evaluation.sent) if evaluation else usage.pop("sent", {})
         data: dict[str, Any] = {
             "rule": self.target.rule.id,
             "path": self.target.file.path,
@@ -131,10 +133,25 @@ class RuleItem(pytest.Item):
             "error": error,
         }
         self.review.metadata[self.nodeid] = data
+        rule = self.target.rule
+        self.stash[ARTIFACT_KEY] = {
+            "task": {
+                "nodeid": self.nodeid,
+                "rule": {"id": rule.id, "title": rule.title, "source": rule.source,
+                         "severity": rule.severity.value, "content_sha256": rule.content_sha},
+                "path": self.target.file.path,
+                "change": self.target.file.kind.value,
+                "old_path": self.target.file.old_path,
+                "hunks": redact("\n".join(h.text.rstrip("\n") for h in self.target.hunks)),
+                "sent": sent,
+            },
+            "evaluation": {**data, "transcript": transcript},
+        }
         self.user_properties.append(("secreview_findings", json.dumps(findings, sort_keys=True)))
         self.user_properties.append(("secreview_usage", json.dumps(data["usage"], sort_keys=True)))
         if evaluation is not None:
             self.user_properties.append(("secreview_mode", evaluation.mode))
+            self.user_properties.append(("secreview_cached", str(evaluation.cached).lower()))
 
     def runtest(self) -> None:
         evaluation = self.stash[EVALUATION_KEY]

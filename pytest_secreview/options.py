@@ -85,6 +85,7 @@ class OptionSpec:
     metavar: str | None = None
     multiple: bool = False
     separator: str = os.pathsep  # between values of a multiple setting in its env variable
+    flag: bool = False  # a switch: --secreview-x, ini/env true/false
     aliases: tuple[str, ...] = ()
 
     @property
@@ -142,8 +143,31 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=_positive_int, metavar="N"),
     OptionSpec("repo", "repository owner/name (default: GITHUB_REPOSITORY)",
                metavar="OWNER/NAME"),
-    OptionSpec("artifacts", "directory that receives the diff, rules, per-item tasks and "
-               "evaluations and the final report", parse=Path, metavar="DIR"),
+    OptionSpec("cache-dir", "evaluation cache directory, shareable between CI runs "
+               "(default: secreview/ in pytest's cache directory)", parse=Path, metavar="DIR"),
+    OptionSpec("no-cache", "neither read nor write the evaluation cache", parse=_flag,
+               flag=True),
+    OptionSpec("max-cost", "session budget in USD shared by all workers; items not started "
+               "when it is spent end as errors", parse=_non_negative_float, metavar="USD"),
+    OptionSpec("max-concurrency", "model requests in flight at once, across all workers",
+               parse=_positive_int, metavar="N"),
+    OptionSpec("rpm", "model requests per minute, across all workers", parse=_positive_int,
+               metavar="N"),
+    OptionSpec("artifacts", "directory that receives the diff, the rules, per-item tasks and "
+               "evaluations and the report (default: secreview-artifacts)", parse=Path,
+               default=Path("secreview-artifacts"), metavar="DIR"),
+    OptionSpec("report", "directory for summary.json and summary.md (default: "
+               "<artifacts>/report)", parse=Path, metavar="DIR"),
+    OptionSpec("sarif", "write a SARIF 2.1.0 log for GitHub code scanning to PATH",
+               parse=Path, metavar="PATH"),
+    OptionSpec("comment", "what to post on the pull request: off, summary, inline or all "
+               "(default: summary when a token and a PR are known)",
+               parse=_choice("off", "summary", "inline", "all"),
+               metavar="{off,summary,inline,all}"),
+    OptionSpec("progress", "post a 'reviewing N of M' comment that becomes the summary",
+               parse=_flag, flag=True),
+    OptionSpec("dry-run", "write the GitHub requests that would be sent to the artifacts "
+               "directory instead of sending them", parse=_flag, flag=True),
 )
 
 
@@ -155,9 +179,12 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("secreview", "enable the security review (true/false)", default=None)
     for spec in SPECS:
         kwargs: dict[str, Any] = {"dest": spec.dest, "default": None, "help": spec.help}
-        if spec.metavar:
+        if spec.metavar and not spec.flag:
             kwargs["metavar"] = spec.metavar
-        kwargs["action"] = "append" if spec.multiple else "store"
+        if spec.flag:
+            kwargs.update(action="store_const", const="true")
+        else:
+            kwargs["action"] = "append" if spec.multiple else "store"
         group.addoption(spec.cli, *spec.aliases, **kwargs)
         if spec.multiple:
             parser.addini(spec.dest, spec.help, type="linelist", default=None)
@@ -188,7 +215,17 @@ class Settings:
     prices: tuple[tuple[str, Price], ...] = ()
     pr: int | None = None
     repo: str | None = None
-    artifacts: Path | None = None
+    cache_dir: Path | None = None
+    no_cache: bool = False
+    max_cost: float | None = None
+    max_concurrency: int | None = None
+    rpm: int | None = None
+    artifacts: Path = Path("secreview-artifacts")
+    report: Path | None = None
+    sarif: Path | None = None
+    comment: str | None = None
+    progress: bool = False
+    dry_run: bool = False
 
 
 def _raw(config: pytest.Config, spec: OptionSpec, env: Mapping[str, str]) -> tuple[Any, str]:

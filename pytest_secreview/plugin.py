@@ -6,6 +6,9 @@ time (the modules below are imported inside the hooks only when the review is en
 
 from __future__ import annotations
 
+import os
+from collections.abc import Generator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,6 +23,8 @@ if TYPE_CHECKING:
 
 _SETTINGS = pytest.StashKey[Any]()
 _SUMMARY = pytest.StashKey["Summary"]()
+_OUTPUT_LINES = pytest.StashKey[list[str]]()
+_SESSION_DIR = pytest.StashKey[Path]()
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -47,16 +52,50 @@ def pytest_configure(config: pytest.Config) -> None:
         # The summary folds every item report it sees: all of them in a plain run, and on
         # the xdist controller the ones each worker ships.
         config.pluginmanager.register(summary, "secreview-summary")
+        from .shared import WORKERINPUT_KEY, create_session_dir
+
+        workerinput = getattr(config, "workerinput", None)
+        config.stash[_SESSION_DIR] = (
+            Path(workerinput[WORKERINPUT_KEY]) if workerinput else create_session_dir()
+        )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    # xdist controller: every worker shares the session directory (budget, rate limits).
+    if _enabled(node.config):
+        from .shared import WORKERINPUT_KEY
+
+        node.workerinput[WORKERINPUT_KEY] = str(node.config.stash[_SESSION_DIR])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _enabled(config) and not hasattr(config, "workerinput"):
+        from .shared import remove_session_dir
+
+        session_dir = config.stash.get(_SESSION_DIR, None)
+        if session_dir is not None:
+            remove_session_dir(session_dir)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if _enabled(session.config):
+    config = session.config
+    if _enabled(config):
         from .state import REVIEW_KEY, start_review
 
-        session.config.stash[REVIEW_KEY] = start_review(
-            session.config, session.config.stash[_SETTINGS]
-        )
+        review = start_review(config, config.stash[_SETTINGS], config.stash[_SESSION_DIR])
+        config.stash[REVIEW_KEY] = review
+        if review.settings.progress and not hasattr(config, "workerinput"):
+            from .github.live import ProgressPlugin
+            from .github.progress import ProgressComment
+            from .reporting.outputs import github_client, pull_request
+
+            pr = pull_request(review, os.environ)
+            client = github_client(review, pr)
+            if client is not None:
+                comment = ProgressComment(client, pr, total=0)
+                config.pluginmanager.register(ProgressPlugin(comment), "secreview-progress")
 
 
 def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
@@ -91,12 +130,34 @@ def pytest_collection_modifyitems(
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # An empty diff, or one no rule applies to, is "nothing to review": success, not 5.
-    if (
-        _enabled(session.config)
-        and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
-        and session.testscollected == 0
-    ):
+    config = session.config
+    if not _enabled(config):
+        return
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and session.testscollected == 0:
         session.exitstatus = pytest.ExitCode.OK
+    if not hasattr(config, "workerinput"):  # only the controller writes files, posts comments
+        from .reporting.outputs import deliver
+        from .state import REVIEW_KEY
+
+        review = config.stash.get(REVIEW_KEY, None)
+        if review is not None:
+            _report, lines = deliver(review, config.stash[_SUMMARY])
+            config.stash[_OUTPUT_LINES] = lines
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if call.when == "setup" and _enabled(item.config):
+        from .state import ARTIFACT_KEY
+
+        artifact = item.stash.get(ARTIFACT_KEY, None)
+        if artifact is not None:
+            # Travels with the report to the xdist controller, which writes the artifacts.
+            report.secreview_artifact = artifact  # type: ignore[attr-defined]
+    return report
 
 
 def pytest_terminal_summary(terminalreporter: TerminalReporter, config: pytest.Config) -> None:
@@ -106,7 +167,8 @@ def pytest_terminal_summary(terminalreporter: TerminalReporter, config: pytest.C
 
         review = config.stash.get(REVIEW_KEY, None)
         if review is not None:
-            write_summary(terminalreporter, review, config.stash[_SUMMARY])
+            write_summary(terminalreporter, review, config.stash[_SUMMARY],
+                          config.stash.get(_OUTPUT_LINES, []))
 
 
 @pytest.hookimpl(optionalhook=True)

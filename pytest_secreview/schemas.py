@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from .evaluation.findings import Finding, FindingsReport
+from .reporting.model import Report
 from .rules.model import RuleFrontmatter
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
@@ -36,6 +37,9 @@ def schemas() -> dict[str, dict[str, Any]]:
         ),
         "finding.schema.json": _with_id(
             "finding.schema.json", TypeAdapter(Finding).json_schema(), "Finding"
+        ),
+        "report.schema.json": _with_id(
+            "report.schema.json", Report.model_json_schema(), "pytest-secreview summary.json"
         ),
         "report_findings.schema.json": _with_id(
             "report_findings.schema.json",

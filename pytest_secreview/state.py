@@ -12,7 +12,7 @@ import pytest
 
 from .diff.git import load_diff, resolve_base
 from .diff.model import Diff
-from .errors import GitError, SecreviewError
+from .errors import ConfigError, GitError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
 from .gitcmd import run_git
@@ -53,6 +53,8 @@ class ReviewState:
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
+#: What an item sent and received, for the artifacts directory (no file bodies).
+ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
 SETTINGS_KEY = pytest.StashKey[Settings]()
 
@@ -69,7 +71,7 @@ def repository_root(start: Path) -> Path:
     return Path(out.decode().strip())
 
 
-def start_review(config: pytest.Config, settings: Settings) -> ReviewState:
+def start_review(config: pytest.Config, settings: Settings, session_dir: Path) -> ReviewState:
     """Resolve the range, run the diff once and find the rule files.
 
     Raises ``pytest.UsageError`` with an actionable message for every bad input.
@@ -82,7 +84,9 @@ def start_review(config: pytest.Config, settings: Settings) -> ReviewState:
         rule_files = find_rule_files(
             settings.rules, repo, settings.rules_from, diff.base_sha, invocation
         )
-        agent = build_reviewer(config, settings, repo, diff) if settings.model else None
+        agent = (
+            build_reviewer(config, settings, repo, diff, session_dir) if settings.model else None
+        )
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
     return ReviewState(
@@ -97,15 +101,31 @@ def start_review(config: pytest.Config, settings: Settings) -> ReviewState:
     )
 
 
+def _cache_dir(config: pytest.Config, settings: Settings) -> Path | None:
+    if settings.no_cache:
+        return None
+    if settings.cache_dir is not None:
+        return config.invocation_params.dir / settings.cache_dir
+    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+    return Path(cache.mkdir("secreview")) if cache is not None else None
+
+
 def build_reviewer(
-    config: pytest.Config, settings: Settings, repo: Path, diff: Diff
+    config: pytest.Config, settings: Settings, repo: Path, diff: Diff, session_dir: Path
 ) -> AgentReview:
     """The model review for this process: a team's ``pytest_secreview_make_model`` hook, or
-    the built-in routes. Nothing is sent and no credential is loaded here."""
+    the built-in routes behind the session's shared throttle. Nothing is sent and no
+    credential is loaded here."""
+    from .budget import Budget
+    from .cache import EvaluationCache
     from .evaluation.review import ModelReviewer
     from .github.context import pull_request_from_env
     from .llm.base import ChatModel, LLMSettings
+    from .llm.http import RetryPolicy
+    from .llm.pricing import lookup_price
     from .llm.routing import resolve_model
+    from .ratelimit import Throttle
+    from .shared import session_secret
 
     llm = LLMSettings(
         model=settings.model,
@@ -119,10 +139,22 @@ def build_reviewer(
         prices=dict(settings.prices),
     )
 
+    throttle = Throttle(session_dir, max_concurrency=settings.max_concurrency, rpm=settings.rpm)
+    retry = RetryPolicy(max_attempts=llm.max_attempts, throttle=throttle)
+
     def make(name: str) -> ChatModel:
         custom = config.hook.pytest_secreview_make_model(config=config, model=name)
-        return custom if custom is not None else resolve_model(name, llm, os.environ)
+        if custom is not None:
+            return custom  # type: ignore[no-any-return]
+        if settings.max_cost is not None and lookup_price(name, llm.prices) is None:
+            raise ConfigError(
+                f"--secreview-max-cost needs a price for {name}, and none is known; add one "
+                f"with --secreview-prices '{name.split(':')[-1].split('/')[-1]} input=N "
+                "output=N' (USD per million tokens)"
+            )
+        return resolve_model(name, llm, os.environ, retry=retry)
 
+    cache_dir = _cache_dir(config, settings)
     assert settings.model is not None
     return ModelReviewer(
         repo=repo,
@@ -135,4 +167,7 @@ def build_reviewer(
         max_output_tokens=settings.max_output_tokens,
         temperature=settings.temperature,
         prices=dict(settings.prices),
+        cache=EvaluationCache(cache_dir) if cache_dir is not None else None,
+        budget=Budget(session_dir, settings.max_cost) if settings.max_cost is not None else None,
+        session_secret=session_secret(session_dir),
     )

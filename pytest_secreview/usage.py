@@ -7,7 +7,7 @@ is unknown, so a report says "unknown" rather than a misleading $0.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ class ReviewUsage:
     """Counters for one review; mutable while the review runs, then frozen into a dict."""
 
     prices: Mapping[str, Price] = field(default_factory=dict)
+    on_cost: Callable[[float], None] | None = None  # the session budget's ledger
     mode: str = "deterministic"
     models: list[str] = field(default_factory=list)
     model_calls: int = 0
@@ -40,6 +41,8 @@ class ReviewUsage:
         self.tokens = self.tokens + usage
         cost = estimate_cost(model_id, usage, self.prices)
         self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
+        if cost and self.on_cost is not None:
+            self.on_cost(cost)
 
     def finish(self) -> dict[str, Any]:
         """Stop the clock and return the JSON-safe record."""

@@ -29,6 +29,7 @@ class Evaluation:
     not_reviewed: str | None = None  # set when part of the review could not run, and why
     cached: bool = False
     transcript: tuple[dict[str, Any], ...] = ()
+    sent: dict[str, Any] = field(default_factory=dict)  # prompts and tools sent to the model
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class AgentOutput:
     mode: str
     usage: dict[str, Any]
     transcript: tuple[dict[str, Any], ...] = ()
+    sent: dict[str, Any] = field(default_factory=dict)
+    cached: bool = False
 
 
 #: Runs the agentic review of a target given the deterministic findings. Supplied by the
@@ -57,6 +60,8 @@ def evaluate(
     mode = "deterministic"
     usage: dict[str, Any] = {}
     transcript: tuple[dict[str, Any], ...] = ()
+    sent: dict[str, Any] = {}
+    cached = False
     not_reviewed = None
     if target.rule.needs_model:
         if agent is None:
@@ -65,8 +70,10 @@ def evaluate(
             output = agent(target, tuple(deterministic))
             findings.extend(output.findings)
             mode, usage, transcript = output.mode, output.usage, output.transcript
+            sent, cached = output.sent, output.cached
     kept = sorted(_dedupe(f for f in findings if keep(f)), key=Finding.sort_key)
-    return Evaluation(tuple(kept), mode, usage, not_reviewed, transcript=transcript)
+    return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
+                      transcript=transcript, sent=sent)
 
 
 def _dedupe(findings: Any) -> list[Finding]:

@@ -3,11 +3,15 @@ tools, the prompts and the pull request's context."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
+from ..budget import Budget
+from ..cache import EvaluationCache, cache_key
 from ..diff.model import Diff
 from ..errors import EvaluationError
 from ..gitcmd import run_git
@@ -20,7 +24,7 @@ from ..usage import ReviewUsage
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
 from .findings import Finding
-from .prompt import new_boundary, system_prompt, task_prompt
+from .prompt import PROMPT_VERSION, new_boundary, system_prompt, task_prompt
 from .report_tool import validate_report
 
 
@@ -39,6 +43,9 @@ class ModelReviewer:
         max_output_tokens: int = 4096,
         temperature: float | None = None,
         prices: Mapping[str, Price] | None = None,
+        cache: EvaluationCache | None = None,
+        budget: Budget | None = None,
+        session_secret: str | None = None,
     ) -> None:
         self.repo = repo
         self.diff = diff
@@ -48,23 +55,71 @@ class ModelReviewer:
         self.max_output_tokens = max_output_tokens
         self.temperature = temperature
         self.prices = dict(prices or {})
-        # One boundary per process keeps the system prompt identical across items of a rule
-        # (provider prompt caching); items whose content happens to contain it get their own.
-        self._boundary = new_boundary()
-        self._tracked: set[str] | None = None
+        self.cache = cache
+        self.budget = budget
+        # One boundary per session (derived from the secret every xdist worker shares) keeps
+        # the system prompt identical across items of a rule, so provider prompt caching
+        # applies; an item whose content happens to contain it gets a boundary of its own.
+        self._boundary = (
+            hashlib.sha256(f"{session_secret}:boundary".encode()).hexdigest()[:24]
+            if session_secret else new_boundary()
+        )
+        self._blobs: dict[str, str] | None = None
         self._lock = threading.Lock()
 
-    def tracked_paths(self) -> set[str]:
-        """Files tracked at the head revision (valid ``path`` values for findings)."""
+    def blobs(self) -> dict[str, str]:
+        """Blob id of every file tracked at the head revision (valid ``path`` values for
+        findings; the content part of the cache key)."""
         with self._lock:
-            if self._tracked is None:
-                out = run_git(self.repo, "ls-tree", "-r", "-z", "--name-only",
-                              "--end-of-options", self.diff.head_sha).stdout
-                self._tracked = {p.decode("utf-8", "replace") for p in out.split(b"\0") if p}
-            return self._tracked
+            if self._blobs is None:
+                out = run_git(self.repo, "ls-tree", "-r", "-z", "--end-of-options",
+                              self.diff.head_sha).stdout
+                blobs = {}
+                for record in out.split(b"\0"):
+                    meta, _, name = record.partition(b"\t")
+                    if name:
+                        blobs[name.decode("utf-8", "replace")] = meta.split()[2].decode()
+                self._blobs = blobs
+            return self._blobs
+
+    def cache_key(self, target: Target, hunks: str, pr_context: str) -> str:
+        """Every input that decides the review, and nothing that does not."""
+        rule = target.rule
+        return cache_key({
+            "plugin": __version__, "prompts": PROMPT_VERSION, "tools": TOOLS_VERSION,
+            "rule": rule.content_sha, "path": target.file.path,
+            "blob": self.blobs().get(target.file.path), "hunks": hunks,
+            "pr": hashlib.sha256(pr_context.encode()).hexdigest(),
+            "model": self.loop.model.model_id,
+            "fallback": self.loop.fallback.model_id if self.loop.fallback else None,
+            "max_turns": rule.max_turns or self.max_turns,
+            "max_output_tokens": self.max_output_tokens, "temperature": self.temperature,
+        })
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
-        usage = ReviewUsage(prices=self.prices)
+        hunks = redact("\n".join(h.text.rstrip("\n") for h in target.hunks))
+        pr = self.pull_request
+        pr_context = redact(f"{pr.title}\n\n{pr.body}".strip())
+        key = self.cache_key(target, hunks, pr_context) if self.cache else None
+        if self.cache is not None and key is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return _from_cache(hit)
+        if self.budget is not None:
+            self.budget.check(f"{target.rule.id} on {target.file.path}")
+        output = self._review(target, deterministic, hunks, pr_context)
+        if self.cache is not None and key is not None:
+            self.cache.put(key, {
+                "findings": [f.to_json() for f in output.findings], "mode": output.mode,
+                "usage": output.usage, "transcript": list(output.transcript),
+                "sent": output.sent,
+            })
+        return output
+
+    def _review(self, target: Target, deterministic: tuple[Finding, ...], hunks: str,
+                pr_context: str) -> AgentOutput:
+        usage = ReviewUsage(prices=self.prices,
+                            on_cost=self.budget.add if self.budget is not None else None)
         pr = self.pull_request
         github = (
             GitHubPRContext(repository=pr.repository or "", pr_number=pr.number or 0,
@@ -73,13 +128,11 @@ class ModelReviewer:
         )
         registry = build_registry(self.repo, base_sha=self.diff.base_sha,
                                   head_sha=self.diff.head_sha, github=github)
-        hunks = redact("\n".join(h.text.rstrip("\n") for h in target.hunks))
-        pr_context = redact(f"{pr.title}\n\n{pr.body}".strip())
         boundary = self._boundary
         if boundary in hunks or boundary in pr_context:
             boundary = new_boundary(hunks, pr_context)
         rule = target.rule
-        known = self.tracked_paths()
+        known = set(self.blobs())
 
         def validate(args: dict[str, Any]) -> list[Finding]:
             source = "model:" + (usage.models[-1] if usage.models else "unknown")
@@ -104,9 +157,37 @@ class ModelReviewer:
             max_output_tokens=self.max_output_tokens,
             temperature=self.temperature,
         )
+        sent = {
+            "model": self.loop.model.model_id,
+            "system": request.system,
+            "task": request.task,
+            "tools": [s["name"] for s in registry.specs()],
+            "max_turns": request.max_turns,
+        }
         try:
             findings = self.loop.review(request, usage)
         except EvaluationError as exc:
-            exc.usage_record = {**usage.finish(), "transcript": request.transcript}
+            exc.usage_record = {**usage.finish(), "transcript": request.transcript, "sent": sent}
             raise
-        return AgentOutput(findings, usage.mode, usage.finish(), tuple(request.transcript))
+        return AgentOutput(findings, usage.mode, usage.finish(), tuple(request.transcript), sent)
+
+
+#: Bumped when the tools' behaviour changes what a review can see; part of the cache key.
+TOOLS_VERSION = "1"
+
+
+def _from_cache(entry: dict[str, Any]) -> AgentOutput:
+    """A cached review: the same findings, no model call now, the original cost noted."""
+    original = entry.get("usage", {})
+    usage = {
+        **{k: 0 for k in ("model_calls", "tool_calls", "input_tokens", "output_tokens",
+                          "cached_tokens", "reasoning_tokens")},
+        "mode": entry.get("mode"), "models": original.get("models", []), "cost_usd": 0.0,
+        "wall_seconds": 0.0, "cache": "hit", "original_cost_usd": original.get("cost_usd"),
+    }
+    return AgentOutput(
+        findings=[Finding.from_json(f) for f in entry.get("findings", [])],
+        mode=str(entry.get("mode")), usage=usage,
+        transcript=tuple(entry.get("transcript", [])), sent=entry.get("sent", {}),
+        cached=True,
+    )

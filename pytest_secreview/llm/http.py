@@ -24,9 +24,9 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
@@ -84,6 +84,18 @@ def close_shared_client() -> None:
 atexit.register(close_shared_client)
 
 
+class RequestThrottle(Protocol):
+    """What the retry loop needs from a throttle."""
+
+    def request(self) -> AbstractContextManager[None]:
+        """Hold a slot for one HTTP request."""
+        ...
+
+    def pause(self, seconds: float) -> None:
+        """Make every process wait ``seconds`` before its next request."""
+        ...
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """How transient failures are retried.
@@ -104,6 +116,9 @@ class RetryPolicy:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     jitter: Callable[[], float] = field(default=random.random, repr=False, compare=False)
+    #: Shared across processes: bounds requests in flight and per minute, and turns one
+    #: process's 429 into a pause for all (see ``pytest_secreview.ratelimit``).
+    throttle: RequestThrottle | None = field(default=None, repr=False, compare=False)
 
     def backoff(self, retry_index: int) -> float:
         """Full-jitter delay before retry number ``retry_index`` (0 for the first retry)."""
@@ -170,9 +185,10 @@ def post_json(
         status: int | None = None
         retry_after: float | None = None
         try:
-            response = client.post(
-                url, content=payload, headers=request_headers, timeout=request_timeout
-            )
+            with retry.throttle.request() if retry.throttle else nullcontext():
+                response = client.post(
+                    url, content=payload, headers=request_headers, timeout=request_timeout
+                )
         except httpx.TransportError as exc:
             reason = _scrub(f"{type(exc).__name__} ({_transport_detail(exc)})", credential)
         else:
@@ -208,6 +224,8 @@ def post_json(
             "%s: %s; retrying in %.1fs (attempt %d of %d)",
             provider, reason, delay, attempt + 1, retry.max_attempts,
         )
+        if retry.throttle is not None and (status == 429 or retry_after is not None):
+            retry.throttle.pause(delay)
         retry.sleep(delay)
 
 

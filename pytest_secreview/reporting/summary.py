@@ -28,6 +28,8 @@ class ItemResult:
     findings: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     mode: str | None = None
+    cached: bool = False
+    artifact: dict[str, Any] | None = None
 
 
 @dataclass
@@ -50,10 +52,14 @@ class Summary:
             result = ItemResult(report.nodeid, props.get("secreview_rule"),
                                 props["secreview_path"])
             self.items[report.nodeid] = result
+        artifact = getattr(report, "secreview_artifact", None)
+        if isinstance(artifact, dict):
+            result.artifact = artifact
         if "secreview_findings" in props:
             result.findings = json.loads(props["secreview_findings"])
             result.usage = json.loads(props.get("secreview_usage", "{}"))
             result.mode = props.get("secreview_mode")
+            result.cached = props.get("secreview_cached") == "true"
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)

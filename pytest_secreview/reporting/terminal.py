@@ -11,7 +11,9 @@ from ..state import ReviewState
 from .summary import Summary
 
 
-def write_summary(tr: TerminalReporter, review: ReviewState, summary: Summary) -> None:
+def write_summary(
+    tr: TerminalReporter, review: ReviewState, summary: Summary, outputs: list[str]
+) -> None:
     """Write the ``secreview`` section of pytest's terminal summary."""
     tr.section("secreview", sep="=", bold=True)
     diff = review.diff
@@ -33,6 +35,9 @@ def write_summary(tr: TerminalReporter, review: ReviewState, summary: Summary) -
         for f in findings:
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
+    cached = sum(1 for r in summary.items.values() if r.cached)
+    if cached:
+        tr.line(f"cache: {cached} item(s) reused a stored model review (no model call)")
     usage = summary.usage_totals()
     if usage["model_calls"]:
         cost = "unknown" if usage["cost_usd"] is None else f"${usage['cost_usd']:.4f}"
@@ -66,6 +71,8 @@ def write_summary(tr: TerminalReporter, review: ReviewState, summary: Summary) -
         tr.line("files without items: " + ", ".join(
             f"{n} {kind}" for kind, n in left_out.items() if n
         ))
+    for line in outputs:
+        tr.line(line)
     for note in review.rule_files.notes:
         tr.line(f"note: {note}", yellow=True)
     if not summary.items and not tr.stats.get("error"):

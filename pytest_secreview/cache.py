@@ -1,0 +1,51 @@
+"""The evaluation cache: a directory keyed by everything that decides a model review, so a
+re-run of an unchanged pull request makes no model call and a push that changes one file
+re-evaluates only that file's items. Entries are written atomically (safe under xdist);
+errors and skips are never stored."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+#: Bumped when what is stored, or how it is used, changes meaning.
+CACHE_FORMAT = "1"
+
+
+def cache_key(parts: dict[str, Any]) -> str:
+    """A sha256 over the canonical JSON of ``parts``."""
+    canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class EvaluationCache:
+    """Entries as ``<dir>/<key[:2]>/<key>.json``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored entry, or None (a corrupt entry counts as a miss)."""
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError, OSError):
+            return None
+        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
+            return None
+        return data
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        """Store ``entry`` atomically: concurrent writers of the same key each rename a
+        complete file into place, so a reader never sees half an entry."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{key}.{os.getpid()}.{id(entry)}.tmp")
+        tmp.write_text(json.dumps({**entry, "format": CACHE_FORMAT}, sort_keys=True),
+                       encoding="utf-8")
+        os.replace(tmp, path)

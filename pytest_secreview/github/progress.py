@@ -1,0 +1,124 @@
+"""A "reviewing N of M" comment while the session runs (seed 002's progress tracker).
+
+The progress comment *is* the summary comment: it carries :data:`.comments.SUMMARY_MARKER`,
+so :func:`.comments.publish` finds it at the end and replaces its body with the summary. On its
+first write it also keeps the hidden state of the previous run's summary, so findings fixed
+since then are still shown as resolved.
+
+Usage on the controller::
+
+    progress = ProgressComment(client, pr, total=len(items))
+    progress.start()
+    ...                      # as each item finishes
+    progress.update(done)
+    ...
+    result = publish(report, pr, mode="all", client=client)
+
+Updates are throttled to one per ``min_interval`` seconds. Nothing here raises: failures are
+collected in :attr:`ProgressComment.warnings`, and a read-only token (a fork's PR) or repeated
+failures switch the comment off for the rest of the run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..reporting.markdown import sanitize
+from .client import GitHubClient, GitHubError
+from .comments import (
+    SUMMARY_MARKER,
+    ExistingComment,
+    decode_state,
+    encode_state,
+    find_summary_comment,
+    upsert_summary,
+)
+from .context import PullRequest
+
+_MAX_FAILURES = 3
+
+
+class ProgressComment:
+    """Create, then edit, the PR's summary comment with the review's progress."""
+
+    def __init__(
+        self,
+        client: GitHubClient,
+        pr: PullRequest,
+        total: int,
+        min_interval: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._client = client
+        self._pr = pr
+        self.total = max(0, total)
+        self.min_interval = min_interval
+        self._clock = clock
+        self._last: float | None = None
+        self._existing: ExistingComment | None = None
+        self._state = ""
+        self._started = False
+        self._failures = 0
+        self.enabled = bool(pr.repository and pr.number and (client.has_token or client.dry_run))
+        self.comment_id: int | None = None
+        self.warnings: list[str] = []
+
+    def __repr__(self) -> str:
+        return (f"ProgressComment({self._pr.repository}#{self._pr.number}, "
+                f"total={self.total}, enabled={self.enabled})")
+
+    def start(self) -> bool:
+        """Show "reviewing 0 of M" now; see :meth:`update`."""
+        return self.update(0, force=True)
+
+    def update(self, done: int, *, force: bool = False) -> bool:
+        """Show ``done`` of ``total`` if ``min_interval`` has passed since the last write
+        (always on the first call or with ``force``). Returns True when a write was made."""
+        if not self.enabled:
+            return False
+        now = self._clock()
+        if not force and self._last is not None and now - self._last < self.min_interval:
+            return False
+        self._last = now
+        try:
+            if not self._started:
+                self._started = True
+                self._existing = find_summary_comment(self._client, self._pr, self.warnings)
+                if self._existing is not None:
+                    # Carry the last run's findings over: the final summary compares with them.
+                    self._state = encode_state(decode_state(self._existing.body))
+            _action, cid, _url = upsert_summary(
+                self._client, self._pr, self._body(done), self._existing)
+        except GitHubError as exc:
+            self._failed(exc)
+            return False
+        if cid is None and self._client.dry_run:
+            cid = 0  # later dry-run updates are recorded as edits, not as new comments
+        if cid is not None:
+            self.comment_id = cid
+            self._existing = ExistingComment(cid, self._body(done), None)
+        return True
+
+    def _body(self, done: int) -> str:
+        done = min(max(0, done), self.total)
+        text = (f"{SUMMARY_MARKER}\n⏳ **pytest-secreview** is reviewing this pull request: "
+                f"{done} of {self.total} items done.\n\n"
+                "_This comment will be replaced by the summary when the review ends._\n")
+        if self._state:
+            text += f"\n{self._state}\n"
+        return sanitize(text)
+
+    def _failed(self, exc: GitHubError) -> None:
+        self._failures += 1
+        if exc.integration_forbidden:
+            self.warnings.append(
+                "progress comment disabled: the GitHub token cannot write to this pull request "
+                "(403 Resource not accessible by integration, as for pull requests from forks)")
+            self.enabled = False
+        elif self._failures >= _MAX_FAILURES:
+            self.warnings.append(f"progress comment disabled after {self._failures} failures; "
+                                 f"last: {exc}")
+            self.enabled = False
+        else:
+            self.warnings.append(f"progress comment not updated: {exc}")

@@ -1,0 +1,83 @@
+"""The artifacts directory (seed 004): the diff and the rules used, one task file and one
+evaluation file per item (what was sent to the model without file bodies, the transcript of
+tool calls, findings, usage), and the report. Everything written is redacted."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..diff.model import Diff
+from ..rules.loader import RuleSource
+from ..tools.redaction import redact, strip_control
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def redact_data(value: Any) -> Any:
+    """``value`` with every string redacted and stripped of control characters."""
+    if isinstance(value, str):
+        return redact(strip_control(value))
+    if isinstance(value, dict):
+        return {str(k): redact_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_data(v) for v in value]
+    return value
+
+
+def dump_json(data: Any) -> str:
+    """Deterministic, redacted JSON text."""
+    return json.dumps(redact_data(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def item_dir_name(nodeid: str) -> str:
+    """A file-system-safe, unique directory name for a node id."""
+    digest = hashlib.sha256(nodeid.encode()).hexdigest()[:10]
+    return f"{_UNSAFE.sub('_', nodeid)[-80:].strip('_')}-{digest}"
+
+
+def render_diff(diff: Diff) -> str:
+    """The reviewed diff as patch text (hunks as git printed them)."""
+    out = [f"# merge base {diff.base_sha}\n# head {diff.head_sha}\n"]
+    for file in diff.files:
+        old = file.old_path or file.path
+        out.append(f"diff --git a/{old} b/{file.path}\n# {file.kind.value}"
+                   + (" (binary)" if file.binary else "")
+                   + (" (too large, not reviewed)" if file.too_large else "") + "\n")
+        out.extend(h.text if h.text.endswith("\n") else h.text + "\n" for h in file.hunks)
+    return "".join(out)
+
+
+class ArtifactWriter:
+    """Writes into one artifacts directory; created on first use."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def write_text(self, relative: str, text: str) -> Path:
+        """Write redacted ``text`` to ``root/relative``."""
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(redact(strip_control(text)) if not relative.endswith(".json") else text,
+                        encoding="utf-8")
+        return path
+
+    def write_inputs(self, diff: Diff, sources: list[RuleSource]) -> None:
+        """The diff and a copy of every rule file used (from the revision it was read from)."""
+        self.write_text("diff.patch", render_diff(diff))
+        index = []
+        for source in sorted(sources, key=lambda s: s.display):
+            target = f"rules/{source.display}"
+            self.write_text(target, source.raw.decode("utf-8", "replace"))
+            index.append({"rule_file": source.display, "revision": source.revision or "disk"})
+        self.write_text("rules/index.json", dump_json(index))
+
+    def write_item(self, nodeid: str, artifact: dict[str, Any], outcome: str) -> None:
+        """``items/<node>/task.json`` and ``items/<node>/evaluation.json``."""
+        base = f"items/{item_dir_name(nodeid)}"
+        self.write_text(f"{base}/task.json", dump_json(artifact.get("task", {})))
+        evaluation = {**artifact.get("evaluation", {}), "outcome": outcome}
+        self.write_text(f"{base}/evaluation.json", dump_json(evaluation))

@@ -1,0 +1,66 @@
+"""Build the :class:`Report` from the session's state and the items' reports."""
+
+from __future__ import annotations
+
+from .. import __version__
+from ..errors import RuleError
+from ..github.context import PullRequest
+from ..rules.parse import parse_rule
+from ..state import ReviewState
+from .model import FindingReport, ItemReport, NotReviewed, Report, RuleReport, Usage
+from .summary import Summary
+
+
+def _rules(review: ReviewState) -> list[RuleReport]:
+    rules = []
+    for source in review.rule_files.sources:
+        try:
+            rule = parse_rule(source.raw, source.display)
+        except RuleError:
+            continue  # already a collection error; nothing to describe
+        rules.append(RuleReport(
+            id=rule.id, title=rule.title, source=rule.source, severity=rule.severity,
+            description=rule.description, category=rule.category, cwe=rule.cwe,
+            owasp=rule.owasp, documentation_link=rule.documentation_link,
+            comment_template=rule.comment_template,
+            help=rule.description or rule.title,
+        ))
+    return sorted(rules, key=lambda r: r.id)
+
+
+def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) -> Report:
+    """The report of the whole review: the same whatever the order items finished in."""
+    items = [
+        ItemReport(
+            nodeid=r.nodeid, rule=r.rule, path=r.path, outcome=r.outcome,  # type: ignore[arg-type]
+            reason=r.reason, mode=r.mode, cached=r.cached,
+            findings=[FindingReport.model_validate(f) for f in r.findings], usage=r.usage,
+        )
+        for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
+    ]
+    not_reviewed = [
+        NotReviewed(path=i.path, rule=i.rule, reason=i.reason or i.outcome)
+        for i in items if i.outcome in ("skipped", "error")
+    ]
+    for file in review.diff.files:
+        if file.binary:
+            not_reviewed.append(NotReviewed(path=file.path, reason="binary file"))
+        elif file.submodule:
+            not_reviewed.append(NotReviewed(path=file.path, reason="submodule update"))
+    counts = summary.outcomes()
+    return Report(
+        tool_version=__version__,
+        repository=pr.repository if pr else None,
+        pull_request=pr.number if pr else None,
+        base_ref=review.base_ref,
+        base_sha=review.diff.base_sha,
+        head_sha=review.diff.head_sha,
+        fail_on=review.settings.fail_on,
+        outcomes={k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "error")},
+        findings=[FindingReport.model_validate(f) for f in summary.findings()],
+        items=items,
+        rules=_rules(review),
+        not_reviewed=sorted(not_reviewed, key=lambda n: (n.path, n.rule or "", n.reason)),
+        usage=Usage(**summary.usage_totals()),
+        notes=list(review.rule_files.notes),
+    )

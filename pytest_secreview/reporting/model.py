@@ -1,0 +1,118 @@
+"""The session's report: what ``summary.json`` holds and every other output is made from.
+
+Built on the controller from the items' reports (identical with and without xdist), so the
+SARIF log, the markdown summary, annotations and the PR comment all say the same thing.
+Its JSON Schema is published as ``schemas/report.schema.json``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..severity import Severity
+
+SCHEMA_VERSION: Literal["1"] = "1"
+
+Outcome = Literal["passed", "failed", "skipped", "error"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FindingReport(_Model):
+    """One finding (the ``finding.schema.json`` shape)."""
+
+    rule: str
+    severity: Severity
+    title: str
+    path: str
+    line: int
+    source: str
+    end_line: int | None = None
+    category: str | None = None
+    cwe: str | None = None
+    explanation: str = ""
+    exploit_scenario: str = ""
+    recommendation: str = ""
+    suggestion: str | None = None
+    confidence: float = 1.0
+    fingerprint: str = ""
+
+
+class RuleReport(_Model):
+    """A rule's metadata, carried into SARIF ``rules`` and comment links."""
+
+    id: str
+    title: str
+    source: str
+    severity: Severity
+    description: str = ""
+    category: str | None = None
+    cwe: str | None = None
+    owasp: str | None = None
+    documentation_link: str | None = None
+    comment_template: str | None = None
+    help: str = ""
+
+
+class ItemReport(_Model):
+    """One pytest item: a rule applied to a changed file."""
+
+    nodeid: str
+    rule: str | None
+    path: str
+    outcome: Outcome
+    reason: str | None = None
+    mode: str | None = None
+    cached: bool = False
+    findings: list[FindingReport] = Field(default_factory=list)
+    usage: dict[str, Any] = Field(default_factory=dict)
+
+
+class NotReviewed(_Model):
+    """Something that was not (fully) reviewed, and why."""
+
+    path: str
+    reason: str
+    rule: str | None = None
+
+
+class Usage(_Model):
+    """Totals over every item."""
+
+    model_calls: int = 0
+    tool_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+
+class Report(_Model):
+    """The whole review."""
+
+    schema_version: Literal["1"] = SCHEMA_VERSION
+    tool: str = "pytest-secreview"
+    tool_version: str
+    repository: str | None = None
+    pull_request: int | None = None
+    base_ref: str
+    base_sha: str
+    head_sha: str
+    fail_on: Severity
+    outcomes: dict[Outcome, int]
+    findings: list[FindingReport]
+    items: list[ItemReport]
+    rules: list[RuleReport]
+    not_reviewed: list[NotReviewed]
+    usage: Usage
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def failing(self) -> list[FindingReport]:
+        """Findings at or above the fail threshold."""
+        return [f for f in self.findings if f.severity.at_least(self.fail_on)]

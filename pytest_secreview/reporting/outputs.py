@@ -1,0 +1,114 @@
+"""Deliver the results where teams read them; runs only on the controller (or the single
+process without xdist), after every item has reported.
+
+Every delivery failure becomes a line in the terminal summary; none changes an item's
+outcome or crashes the session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..github.client import GitHubClient
+from ..github.context import PullRequest, pull_request_from_env
+from ..state import ReviewState
+from .artifacts import ArtifactWriter, dump_json
+from .build import build_report
+from .model import Report
+from .summary import Summary
+
+
+def pull_request(review: ReviewState, env: Mapping[str, str]) -> PullRequest:
+    """The PR under review from the environment and the --secreview-pr/--secreview-repo."""
+    settings = review.settings
+    return pull_request_from_env(env, number=settings.pr, repository=settings.repo)
+
+
+def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None = None
+            ) -> tuple[Report, list[str]]:
+    """Write every output; return the report and lines for the terminal summary."""
+    env = os.environ if env is None else env
+    settings = review.settings
+    invocation = review.config.invocation_params.dir
+    pr = pull_request(review, env)
+    report = build_report(review, summary, pr)
+    lines: list[str] = []
+
+    root = invocation / settings.artifacts
+    writer = ArtifactWriter(root)
+    writer.write_inputs(review.diff, review.rule_files.sources)
+    for nodeid, result in sorted(summary.items.items()):
+        if result.artifact is not None:
+            writer.write_item(nodeid, result.artifact, result.outcome)
+
+    report_dir = invocation / settings.report if settings.report else root / "report"
+    report_json = dump_json(report.model_dump(mode="json"))
+    ArtifactWriter(report_dir).write_text("summary.json", report_json)
+    lines.append(f"artifacts: {root}")
+    lines.append(f"report: {report_dir / 'summary.json'}")
+    _deliver_rich(review, report, pr, report_dir, env, lines)
+    return report, lines
+
+
+def _deliver_rich(review: ReviewState, report: Report, pr: PullRequest, report_dir: Path,
+                  env: Mapping[str, str], lines: list[str]) -> None:
+    """Markdown, SARIF, GitHub Actions and the PR comment."""
+    from ..github.comments import commentable_from_diff, publish
+    from .actions import STEP_SUMMARY_LIMIT, annotations, in_github_actions, write_step_summary
+    from .markdown import to_markdown
+    from .sarif import write_sarif
+
+    settings = review.settings
+    invocation = review.config.invocation_params.dir
+    link_base = _link_base(pr, env)
+    # The file and the step summary allow far more than a PR comment (which publish() fits
+    # into GitHub's 65,536 characters itself).
+    markdown = to_markdown(report, link_base=link_base, max_chars=STEP_SUMMARY_LIMIT)
+    ArtifactWriter(report_dir).write_text("summary.md", markdown)
+    if settings.sarif:
+        sarif_path = invocation / settings.sarif
+        sarif_path.parent.mkdir(parents=True, exist_ok=True)
+        write_sarif(report, sarif_path)
+        lines.append(f"SARIF: {sarif_path}")
+    if in_github_actions(env):
+        if write_step_summary(markdown, env):
+            lines.append("step summary: written to GITHUB_STEP_SUMMARY")
+        for command in annotations(report):
+            print(command, flush=True)
+    mode = settings.comment or ("summary" if pr.can_call_api else "off")
+    if mode == "off":
+        return
+    client = github_client(review, pr)
+    if client is None:
+        lines.append(f"PR comment ({mode}) not posted: needs SECREVIEW_GITHUB_TOKEN or "
+                     "GITHUB_TOKEN (or --secreview-dry-run), the repository and the PR number "
+                     "(--secreview-repo, --secreview-pr, or GitHub Actions' environment), and "
+                     "a valid GITHUB_API_URL")
+        return
+    result = publish(report, pr, mode=mode, client=client,  # type: ignore[arg-type]
+                     commentable=commentable_from_diff(review.diff), link_base=link_base)
+    lines.extend(result.lines)
+
+
+def github_client(review: ReviewState, pr: PullRequest) -> GitHubClient | None:
+    """A client for the PR when it can be used (a token, or --secreview-dry-run)."""
+    from ..github.client import GitHubClient, GitHubError
+
+    settings = review.settings
+    if not (pr.repository and pr.number and (pr.token or settings.dry_run)):
+        return None
+    invocation = review.config.invocation_params.dir
+    dry_run = (invocation / settings.artifacts / "github-requests") if settings.dry_run else None
+    try:
+        return GitHubClient(pr.api_url, pr.token, dry_run_dir=dry_run)
+    except GitHubError:
+        return None
+
+
+def _link_base(pr: PullRequest, env: Mapping[str, str]) -> str | None:
+    if not pr.repository:
+        return None
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    return f"{server}/{pr.repository}"
