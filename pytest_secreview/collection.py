@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
@@ -21,28 +21,34 @@ from .evaluation.evaluate import Evaluation
 from .evaluation.findings import Finding, Severity
 from .rules.loader import RuleSource
 from .rules.matcher import Target
-from .rules.parse import parse_rule
+from .rules.model import Rule
 from .state import ARTIFACT_KEY, EVALUATION_KEY, REVIEW_KEY, ReviewState
 from .tools.redaction import redact
+
+
+def _skip(reason: str) -> NoReturn:
+    # Reported at the item's location (the reviewed file), not at this line of the plugin.
+    raise pytest.skip.Exception(reason, _use_item_location=True)
 
 
 class RuleFile(pytest.File):
     """A rule file: parsing it is collection, so a broken rule is a collection error."""
 
-    source: RuleSource
+    parsed: Rule | RuleError
 
     @classmethod
-    def for_source(cls, parent: pytest.Session, source: RuleSource) -> RuleFile:
+    def for_rule(cls, parent: pytest.Session, source: RuleSource,
+                 parsed: Rule | RuleError) -> RuleFile:
         """A node whose id is the rule's display path, e.g. ``rules/sql-injection.md``."""
         node: RuleFile = cls.from_parent(parent, path=source.path, nodeid=source.display)
-        node.source = source
+        node.parsed = parsed
         return node
 
     def collect(self) -> Iterator[RuleItem]:
-        rule = parse_rule(self.source.raw, self.source.display)
-        review = self.config.stash[REVIEW_KEY]
-        review.rules.append(rule)
-        for target in review.prepared.targets(rule):
+        if isinstance(self.parsed, RuleError):
+            raise self.parsed  # a broken rule is a collection error of its own file
+        rule = self.parsed
+        for target in self.config.stash[REVIEW_KEY].prepared.targets(rule):
             yield RuleItem.from_parent(self, name=f"{rule.id}[{target.file.path}]", target=target)
 
     def repr_failure(  # type: ignore[override]
@@ -101,12 +107,12 @@ class RuleItem(pytest.Item):
         except EvaluationError as exc:
             self._record(None, str(exc), exc.usage_record)
             if review.settings.on_error == "skip":
-                pytest.skip(f"not reviewed (--secreview-on-error=skip): {exc}")
+                _skip(f"not reviewed (--secreview-on-error=skip): {exc}")
             raise
         self.stash[EVALUATION_KEY] = evaluation
         self._record(evaluation, None)
         if evaluation.not_reviewed and not self._failing(evaluation):
-            pytest.skip(evaluation.not_reviewed)
+            _skip(evaluation.not_reviewed)
 
     def _failing(self, evaluation: Evaluation) -> list[Finding]:
         threshold = self.review.settings.fail_on
@@ -210,7 +216,7 @@ class UnreviewedItem(pytest.Item):
         self.user_properties.append(("secreview_path", path))
 
     def setup(self) -> None:
-        pytest.skip(f"{self.reviewed_path} not reviewed: {self.reason}")
+        _skip(f"{self.reviewed_path} not reviewed: {self.reason}")
 
     def runtest(self) -> None:  # pragma: no cover - setup always skips
         raise AssertionError("unreachable: an unreviewed file is never evaluated")

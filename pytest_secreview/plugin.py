@@ -116,8 +116,9 @@ def pytest_collection_modifyitems(
         from .state import REVIEW_KEY
 
         review = config.stash[REVIEW_KEY]
-        for source in sorted(review.rule_files.sources, key=lambda s: s.display):
-            items.extend(session.genitems(RuleFile.for_source(session, source)))
+        review.prepared.index(review.rules)
+        for source, parsed in review.parsed_rules:
+            items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
         for file in sorted(review.diff.files, key=lambda f: f.path):
             if file.too_large:
                 name = f"unreviewed[{file.path}]"
@@ -135,7 +136,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and session.testscollected == 0:
         session.exitstatus = pytest.ExitCode.OK
-    if not hasattr(config, "workerinput"):  # only the controller writes files, posts comments
+    # Only the controller writes files and posts comments; --collect-only reviews nothing.
+    if not hasattr(config, "workerinput") and not config.option.collectonly:
         from .reporting.outputs import deliver
         from .state import REVIEW_KEY
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,14 +13,15 @@ import pytest
 
 from .diff.git import load_diff, resolve_base
 from .diff.model import Diff
-from .errors import ConfigError, GitError, SecreviewError
+from .errors import ConfigError, GitError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
 from .gitcmd import run_git
 from .options import Settings
-from .rules.loader import RuleFiles, find_rule_files
+from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff
 from .rules.model import Rule
+from .rules.parse import parse_rule
 
 if TYPE_CHECKING:
     from .collection import RuleItem
@@ -36,9 +38,24 @@ class ReviewState:
     diff: Diff
     prepared: PreparedDiff
     rule_files: RuleFiles
-    rules: list[Rule] = field(default_factory=list)
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
     agent: AgentReview | None = None
+
+    @cached_property
+    def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
+        """Every rule file parsed once, sorted by display path; errors kept per file."""
+        parsed: list[tuple[RuleSource, Rule | RuleError]] = []
+        for source in sorted(self.rule_files.sources, key=lambda s: s.display):
+            try:
+                parsed.append((source, parse_rule(source.raw, source.display)))
+            except RuleError as exc:
+                parsed.append((source, exc))
+        return parsed
+
+    @property
+    def rules(self) -> list[Rule]:
+        """The rules that parsed."""
+        return [r for _, r in self.parsed_rules if isinstance(r, Rule)]
 
     def evaluate(self, item: RuleItem) -> Evaluation:
         """Evaluate one item, applying the team's ``pytest_secreview_filter_finding`` hook."""

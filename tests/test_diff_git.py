@@ -520,13 +520,12 @@ def test_stream_stops_and_git_is_reaped_when_parsing_stops(
         started.append(proc)
         return proc
 
-    def failing_parse(chunks: Iterator[bytes], **_: object) -> Iterator[FileDiff]:
+    def failing_parse(chunks: Iterator[bytes], **_: object) -> list[FileDiff]:
         next(iter(chunks))
         raise error
-        yield  # pragma: no cover - makes this a generator
 
     monkeypatch.setattr(diff_git, "popen_git", spy_popen)
-    monkeypatch.setattr(diff_git, "iter_file_diffs", failing_parse)
+    monkeypatch.setattr(diff_git, "parse_diff", failing_parse)
     with pytest.raises(expected) as info:
         load_diff(repo.path, "main")
     if expected is GitError:

@@ -16,7 +16,7 @@ from typing import IO
 from ..errors import GitError
 from ..gitcmd import popen_git, run_git, validate_ref
 from .model import Diff, FileDiff
-from .parser import DEFAULT_MAX_FILE_BYTES, DiffParseError, iter_file_diffs
+from .parser import DEFAULT_MAX_FILE_BYTES, DiffParseError, parse_diff
 
 __all__ = ["DIFF_OPTIONS", "load_diff", "resolve_base"]
 
@@ -174,7 +174,7 @@ def load_diff(
     parse_error: DiffParseError | None = None
     files: tuple[FileDiff, ...] = ()
     try:
-        files = tuple(iter_file_diffs(_chunks(proc.stdout), max_file_bytes=max_file_bytes))
+        files = tuple(parse_diff(_chunks(proc.stdout), max_file_bytes=max_file_bytes))
     except DiffParseError as exc:
         parse_error = exc
     except BaseException:

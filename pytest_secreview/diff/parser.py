@@ -25,11 +25,12 @@ message before the first file, for instance) is ignored.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterable, Iterator
 
 from ..errors import DiffParseError
-from .model import ChangeKind, FileDiff, Hunk, Line
+from .model import ChangeKind, FileDiff, Hunk
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -235,8 +236,6 @@ class _Parser:
         self.old_no = self.new_no = 0
         self.h_header = ""
         self.h_raw: list[bytes] = []
-        self.h_added: list[Line] = []
-        self.h_removed: list[Line] = []
         # Line assembly across chunks.
         self.pending: list[bytes] = []
         self.pending_len = 0
@@ -356,7 +355,7 @@ class _Parser:
         old_no, new_no = self.old_no, self.new_no
         nbytes, max_bytes, limit = f.nbytes, self.max_file_bytes, self.line_limit
         dropping = self.dropping
-        raw, added, removed = self.h_raw.append, self.h_added.append, self.h_removed.append
+        raw = self.h_raw.append
         n = len(lines)
         while i < n and (rem_old or rem_new):
             line = lines[i]
@@ -369,20 +368,15 @@ class _Parser:
                 self._mark_too_large(f)
                 dropping = True
             c = line[0] if size else 32
+            # Lines are only counted and kept here; Hunk derives Line values from its text
+            # on first use (most hunks are only ever matched, never walked line by line).
             if c == 43 and rem_new:  # "+"
                 if not dropping:
-                    end = size - 1 if line[-1] == 13 else size
-                    added(Line(new_no, line[1:end].decode("utf-8", "replace"), new_no))
                     raw(line)
                 rem_new -= 1
                 new_no += 1
             elif c == 45 and rem_old:  # "-"
                 if not dropping:
-                    end = size - 1 if line[-1] == 13 else size
-                    text = line[1:end].decode("utf-8", "replace")
-                    # Anchor on the head line at the removal; past the hunk's last head
-                    # line (a removal at the end of the file) anchor on that last line.
-                    removed(Line(old_no, text, new_no if rem_new else max(new_no - 1, 1)))
                     raw(line)
                 rem_old -= 1
                 old_no += 1
@@ -419,8 +413,6 @@ class _Parser:
         self.dropping = True
         f.hunks = []
         self.h_raw = []
-        self.h_added = []
-        self.h_removed = []
 
     def _start_hunk(self, line: bytes, f: _FileState) -> None:
         self._close_hunk()
@@ -436,8 +428,6 @@ class _Parser:
         self.old_no, self.new_no = self.h_old_start, self.h_new_start
         self.h_header = _decode(line.rstrip(b"\r"))
         self.h_raw = [] if f.too_large else [line]
-        self.h_added = []
-        self.h_removed = []
         self.hunk_open = True
 
     def _close_hunk(self) -> None:
@@ -455,13 +445,9 @@ class _Parser:
             new_start=self.h_new_start,
             new_count=self.h_new_count,
             header=self.h_header,
-            added=tuple(self.h_added),
-            removed=tuple(self.h_removed),
             text=b"\n".join(raw).decode("utf-8", "replace"),
         ))
         self.h_raw = []
-        self.h_added = []
-        self.h_removed = []
 
     def _header_line(self, line: bytes, f: _FileState) -> None:
         if line.startswith(b"--- "):
@@ -568,10 +554,10 @@ def _is_submodule(f: _FileState, hunks: tuple[Hunk, ...]) -> bool:
         return True
     # Without mode information (a hand-made patch), --submodule=short output still has one
     # shape: a single hunk of "Subproject commit <sha>" lines.
-    if len(hunks) != 1:
-        return False
-    lines = hunks[0].added + hunks[0].removed
-    return 0 < len(lines) <= 2 and all(line.text.startswith(_SUBPROJECT) for line in lines)
+    if len(hunks) != 1 or hunks[0].old_count + hunks[0].new_count > 2:
+        return False  # cheap test first: this runs for every file of the diff
+    texts = hunks[0].added_texts() + hunks[0].removed_texts()
+    return 0 < len(texts) <= 2 and all(text.startswith(_SUBPROJECT) for text in texts)
 
 
 def iter_file_diffs(
@@ -617,7 +603,15 @@ def parse_diff(
     A file whose patch exceeds ``max_file_bytes`` is returned with ``too_large=True`` and no
     hunks. Raises :class:`DiffParseError` (a ``ValueError``) on malformed input.
     """
-    return list(iter_file_diffs(chunks, max_file_bytes=max_file_bytes))
+    # Parsing allocates hundreds of thousands of small, acyclic objects; pausing the cyclic
+    # garbage collector meanwhile saves about a third of the time.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return list(iter_file_diffs(chunks, max_file_bytes=max_file_bytes))
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def parse_diff_text(

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from .. import __version__
-from ..errors import RuleError
 from ..github.context import PullRequest
-from ..rules.parse import parse_rule
 from ..state import ReviewState
 from .model import FindingReport, ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import Summary
@@ -13,11 +11,7 @@ from .summary import Summary
 
 def _rules(review: ReviewState) -> list[RuleReport]:
     rules = []
-    for source in review.rule_files.sources:
-        try:
-            rule = parse_rule(source.raw, source.display)
-        except RuleError:
-            continue  # already a collection error; nothing to describe
+    for rule in review.rules:  # a broken rule is already a collection error
         rules.append(RuleReport(
             id=rule.id, title=rule.title, source=rule.source, severity=rule.severity,
             description=rule.description, category=rule.category, cwe=rule.cwe,

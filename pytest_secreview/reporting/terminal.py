@@ -10,6 +10,9 @@ from ..severity import Severity
 from ..state import ReviewState
 from .summary import Summary
 
+#: Findings listed one per line in the terminal; the rest are in the report files.
+MAX_LISTED = 30
+
 
 def write_summary(
     tr: TerminalReporter, review: ReviewState, summary: Summary, outputs: list[str]
@@ -35,6 +38,11 @@ def write_summary(
         for f in findings:
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
+        # Every item's findings, also those of skipped items and those below the threshold.
+        for f in findings[:MAX_LISTED]:
+            tr.line(f"  {f['path']}:{f['line']}  {f['severity']}  {f['title']}  ({f['rule']})")
+        if len(findings) > MAX_LISTED:
+            tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     cached = sum(1 for r in summary.items.values() if r.cached)
     if cached:
         tr.line(f"cache: {cached} item(s) reused a stored model review (no model call)")

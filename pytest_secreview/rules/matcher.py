@@ -4,19 +4,29 @@ A hunk matches a rule when its added lines satisfy ``grep.all`` (every pattern) 
 ``grep.any`` (at least one pattern), or when its removed lines match one of ``grep.removed``
 (a pull request that deletes a safeguard). A rule without any grep matches every hunk of the
 files its globs select. Only reviewable files (not deleted, binary or too large) match.
+
+Every grep pattern of every rule goes into one RE2 ``Set`` per side, so each hunk's added
+text and removed text is scanned once, whatever the number of rules and patterns; a rule's
+verdict on a hunk is then set arithmetic over the pattern indices that hit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import PurePosixPath
+from typing import Any
 
 import pathspec
+import re2
 
-from ..diff.model import FileDiff, Hunk, Line
+from ..diff.model import FileDiff, Hunk
 from .model import Rule
 from .regex import MAX_LINE_CHARS, SafePattern
+
+_SET_OPTIONS = re2.Options()
+_SET_OPTIONS.max_mem = 64 << 20
+_SET_OPTIONS.log_errors = False
 
 
 @dataclass(frozen=True)
@@ -36,84 +46,119 @@ class PathFilter:
         self._exclude = pathspec.GitIgnoreSpec.from_lines(rule.exclude) if rule.exclude else None
         self._extensions = rule.file_extensions
 
-    def selects(self, path: str) -> bool:
-        """True when the rule applies to a file at ``path`` (repository-relative, POSIX)."""
-        if self._extensions and PurePosixPath(path).suffix.lower() not in self._extensions:
-            return False
+    def selects(self, path: str, suffix: str | None = None) -> bool:
+        """True when the rule applies to a file at ``path`` (repository-relative, POSIX);
+        ``suffix`` is its lower-cased extension when the caller already knows it."""
+        if self._extensions:
+            if suffix is None:
+                suffix = PurePosixPath(path).suffix.lower()
+            if suffix not in self._extensions:
+                return False
         if self._include is not None and not self._include.match_file(path):
             return False
         return not (self._exclude is not None and self._exclude.match_file(path))
 
 
-def _joined(lines: tuple[Line, ...]) -> str:
-    # One search per hunk over the joined lines instead of one per line: with thousands of
-    # hunks and a few dozen rules this is what keeps collection cheap.
-    return "\n".join(line.text[:MAX_LINE_CHARS] for line in lines)
+def _joined(texts: list[str]) -> str:
+    return "\n".join([text[:MAX_LINE_CHARS] for text in texts])
 
 
-class HunkText:
-    """Added and removed text of a hunk, joined lazily and at most once."""
+class _PatternSet:
+    """Distinct patterns of one side (added or removed) in one RE2 Set."""
 
-    def __init__(self, hunk: Hunk) -> None:
-        self.hunk = hunk
+    def __init__(self, patterns: Iterable[SafePattern]) -> None:
+        self.index: dict[str, int] = {}
+        for pattern in patterns:
+            self.index.setdefault(pattern.source, len(self.index))
+        self._set: Any = None
+        if self.index:
+            compiled = re2.Set.SearchSet(_SET_OPTIONS)
+            for source in self.index:
+                # (?m): ^ and $ still mean line ends when many lines are searched at once.
+                compiled.Add("(?m)" + source)
+            compiled.Compile()
+            self._set = compiled
 
-    @cached_property
-    def added(self) -> str:
-        return _joined(self.hunk.added)
+    def ids(self, patterns: Sequence[SafePattern]) -> frozenset[int]:
+        return frozenset(self.index[p.source] for p in patterns)
 
-    @cached_property
-    def removed(self) -> str:
-        return _joined(self.hunk.removed)
-
-
-def _search(pattern: SafePattern, text: str) -> bool:
-    return bool(text) and pattern.search_multiline(text)
+    def hits(self, text: str) -> frozenset[int]:
+        if self._set is None or not text:
+            return frozenset()
+        return frozenset(self._set.Match(text) or ())
 
 
-class RuleMatcher:
-    """Matches one rule against files; build once per rule, reuse for every file."""
+@dataclass(frozen=True)
+class _Hits:
+    added: frozenset[int]
+    removed: frozenset[int]
+    has_added: bool
+    has_removed: bool
 
-    def __init__(self, rule: Rule) -> None:
+
+def _scan(hunk: Hunk, added: _PatternSet, removed: _PatternSet) -> _Hits:
+    plus, minus = hunk.added_texts(), hunk.removed_texts()
+    return _Hits(added.hits(_joined(plus)), removed.hits(_joined(minus)), bool(plus),
+                 bool(minus))
+
+
+class _RuleCheck:
+    """One rule's path filter and pattern indices."""
+
+    def __init__(self, rule: Rule, added: _PatternSet, removed: _PatternSet) -> None:
         self.rule = rule
         self.paths = PathFilter(rule)
-        self._has_added_grep = bool(rule.grep_all or rule.grep_any)
+        self.all = added.ids(rule.grep_all)
+        self.any = added.ids(rule.grep_any)
+        self.removed = removed.ids(rule.grep_removed)
+        self.has_added_grep = bool(rule.grep_all or rule.grep_any)
 
-    def _hunk_matches(self, text: HunkText) -> bool:
-        rule = self.rule
-        if not self._has_added_grep and not rule.grep_removed:
-            return bool(text.hunk.added or text.hunk.removed)
-        if self._has_added_grep and text.hunk.added:
-            added = text.added
-            if all(_search(p, added) for p in rule.grep_all) and (
-                not rule.grep_any or any(_search(p, added) for p in rule.grep_any)
-            ):
-                return True
-        return bool(rule.grep_removed and text.hunk.removed) and any(
-            _search(p, text.removed) for p in rule.grep_removed
-        )
-
-    def match(self, file: FileDiff, texts: list[HunkText] | None = None) -> Target | None:
-        """The target for ``file``, or None when the rule does not apply to it."""
-        if not file.reviewable or not self.paths.selects(file.path):
-            return None
-        texts = texts if texts is not None else [HunkText(h) for h in file.hunks]
-        hunks = tuple(t.hunk for t in texts if self._hunk_matches(t))
-        return Target(self.rule, file, hunks) if hunks else None
+    def hunk_matches(self, hits: _Hits) -> bool:
+        if not self.has_added_grep and not self.removed:
+            return hits.has_added or hits.has_removed
+        if self.has_added_grep and hits.has_added and self.all <= hits.added and (
+            not self.any or not self.any.isdisjoint(hits.added)
+        ):
+            return True
+        return bool(self.removed) and not self.removed.isdisjoint(hits.removed)
 
 
 class PreparedDiff:
-    """The reviewable files of a diff with their hunk texts, shared by every rule so each
-    hunk is joined once per process however many rules look at it."""
+    """The reviewable files of a diff, scanned once for every rule's patterns."""
 
-    def __init__(self, files: tuple[FileDiff, ...] | list[FileDiff]) -> None:
-        self.files = [
-            (f, [HunkText(h) for h in f.hunks])
-            for f in sorted(files, key=lambda f: f.path)
-            if f.reviewable
-        ]
+    def __init__(self, files: Iterable[FileDiff]) -> None:
+        self.files = sorted((f for f in files if f.reviewable), key=lambda f: f.path)
+        self._suffixes = [PurePosixPath(f.path).suffix.lower() for f in self.files]
+        self._checks: dict[int, _RuleCheck] = {}
+        self._hits: list[list[_Hits]] = []
+
+    def index(self, rules: Iterable[Rule]) -> None:
+        """Scan every hunk once for the patterns of ``rules`` (call before :meth:`targets`)."""
+        rules = list(rules)
+        added = _PatternSet(p for r in rules for p in (*r.grep_all, *r.grep_any))
+        removed = _PatternSet(p for r in rules for p in r.grep_removed)
+        self._checks = {id(r): _RuleCheck(r, added, removed) for r in rules}
+        self._hits = [[_scan(h, added, removed) for h in file.hunks] for file in self.files]
 
     def targets(self, rule: Rule) -> list[Target]:
         """Every target of ``rule``, sorted by path."""
-        matcher = RuleMatcher(rule)
-        found = (matcher.match(file, texts) for file, texts in self.files)
-        return [t for t in found if t is not None]
+        if id(rule) not in self._checks:
+            self.index([*(c.rule for c in self._checks.values()), rule])
+        check = self._checks[id(rule)]
+        targets = []
+        for file, suffix, hits in zip(self.files, self._suffixes, self._hits, strict=True):
+            if not check.paths.selects(file.path, suffix):
+                continue
+            hunks = tuple(h for h, hit in zip(file.hunks, hits, strict=True)
+                          if check.hunk_matches(hit))
+            if hunks:
+                targets.append(Target(rule, file, hunks))
+        return targets
+
+
+def match_file(rule: Rule, file: FileDiff) -> Target | None:
+    """The target of ``rule`` on one file, or None when the rule does not apply to it."""
+    prepared = PreparedDiff([file])
+    prepared.index([rule])
+    found = prepared.targets(rule)
+    return found[0] if found else None

@@ -19,14 +19,12 @@ _OPTIONS.log_errors = False
 class SafePattern:
     """A compiled RE2 pattern that remembers its source text."""
 
-    __slots__ = ("_compiled", "_multiline", "source")
+    __slots__ = ("_compiled", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source
         try:
             self._compiled: Any = re2.compile(source, _OPTIONS)
-            # For searching many joined lines at once, ^ and $ must still mean line ends.
-            self._multiline: Any = re2.compile("(?m)" + source, _OPTIONS)
         except re2.error as exc:
             reason = exc.args[0] if exc.args else exc
             if isinstance(reason, bytes):
@@ -39,11 +37,6 @@ class SafePattern:
     def search(self, text: str) -> bool:
         """True when the pattern matches anywhere in ``text`` (first MAX_LINE_CHARS chars)."""
         return self._compiled.search(text[:MAX_LINE_CHARS]) is not None
-
-    def search_multiline(self, text: str) -> bool:
-        """True when the pattern matches any line of ``text`` (lines joined by newlines and
-        each already cut to MAX_LINE_CHARS by the caller)."""
-        return self._multiline.search(text) is not None
 
     def __repr__(self) -> str:
         return f"SafePattern({self.source!r})"

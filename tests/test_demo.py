@@ -1,0 +1,30 @@
+"""The README's main job: the demo reviews a realistic vulnerable pull request with the
+bundled pack and no credentials, and goes red for the right reason."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_demo_review_goes_red_with_results_written(tmp_path: Path) -> None:
+    repo = tmp_path / "demo"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_secreview.demo", "--dir", str(repo)],
+        capture_output=True, text=True, check=False, timeout=300,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "app/settings.py:6  CRITICAL  AWS access key id in source" in out
+    assert "Authentication/authorization decorator removed" in out  # a removed safeguard
+    assert "rule needs a model and none is configured" in out
+    report = json.loads((repo / "secreview-results" / "report.json").read_text())
+    outcomes = {t["outcome"] for t in report["tests"]}
+    assert outcomes == {"failed", "skipped"}
+    assert (repo / "secreview-results" / "junit.xml").exists()
+    summary = json.loads((repo / "secreview-artifacts" / "report" / "summary.json").read_text())
+    assert summary["outcomes"]["failed"] == 1
+    key_fragment = "J7XQ2M4P9R8T6WYZ"
+    assert key_fragment not in (repo / "secreview-artifacts" / "diff.patch").read_text()
