@@ -222,7 +222,7 @@ class UnreviewedItem(pytest.Item):
         raise AssertionError("unreachable: an unreviewed file is never evaluated")
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return Path(self.reviewed_path), None, f"not reviewed: {self.reviewed_path}"
+        return Path(self.reviewed_path), 0, f"not reviewed: {self.reviewed_path}"
 
 
 def severity_counts(findings: list[dict[str, Any]]) -> dict[str, int]:

@@ -399,3 +399,26 @@ def test_no_rules_at_all_is_a_usage_error_not_green(
     result = run(pytester, "--secreview-rules", "empty-rules")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "no rule files found" in result.stderr.str()
+
+
+def test_importing_the_plugin_loads_nothing_heavy() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, pytest_secreview.plugin; "
+            "print(sorted(m for m in ('pydantic', 'httpx', 'yaml', 're2', 'google.auth') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_file_too_large_to_review_is_skipped_with_the_reason_never_passed(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    huge = "x = 1  # generated\n" * 500_000  # ~10 MB, over the 8 MiB per-file limit
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"gen/bundle.py": huge, "app.py": "y = 2\n"})
+    result = run(pytester, "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    out = result.stdout.str()
+    assert "gen/bundle.py not reviewed: the file's diff is too large to review" in out

@@ -335,11 +335,14 @@ def _usage_block(report: Report) -> str:
     u = report.usage
     # Escaped: two dollar signs on a line would start GitHub's math rendering.
     cost = "unknown" if u.cost_usd is None else f"\\${u.cost_usd:,.4f}"
+    reused = sum(1 for item in report.items if item.cached)
+    cache = f" · {reused:,} items from the evaluation cache (no model call)" if reused else ""
     return (
         "### Usage\n\n"
         f"{u.model_calls:,} model calls · {u.tool_calls:,} tool calls · "
         f"{u.input_tokens:,} input tokens ({u.cached_tokens:,} cached) · "
         f"{u.output_tokens:,} output tokens ({u.reasoning_tokens:,} reasoning) · cost {cost}"
+        f"{cache}"
     )
 
 

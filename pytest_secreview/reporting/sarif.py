@@ -438,6 +438,8 @@ def _run_properties(report: Report) -> dict[str, Any]:
         "failOn": report.fail_on.value,
         "outcomes": {k: report.outcomes.get(k, 0) for k in ("passed", "failed", "skipped",
                                                              "error")},
+        # Items whose model review was reused from the evaluation cache (no model call).
+        "cachedItems": sum(1 for item in report.items if item.cached),
     }
     if report.repository:
         props["repository"] = _clean(report.repository, 300)
