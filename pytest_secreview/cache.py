@@ -44,8 +44,11 @@ class EvaluationCache:
         """Store ``entry`` atomically: concurrent writers of the same key each rename a
         complete file into place, so a reader never sees half an entry."""
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{key}.{os.getpid()}.{id(entry)}.tmp")
-        tmp.write_text(json.dumps({**entry, "format": CACHE_FORMAT}, sort_keys=True),
-                       encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({**entry, "format": CACHE_FORMAT}, sort_keys=True),
+                           encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            tmp.unlink(missing_ok=True)  # a cache that cannot be written is only slower

@@ -22,6 +22,7 @@ from .evaluation.findings import Finding, Severity
 from .rules.loader import RuleSource
 from .rules.matcher import Target
 from .rules.model import Rule
+from .severity import one_line
 from .state import ARTIFACT_KEY, EVALUATION_KEY, REVIEW_KEY, ReviewState
 from .tools.redaction import redact
 
@@ -49,7 +50,8 @@ class RuleFile(pytest.File):
             raise self.parsed  # a broken rule is a collection error of its own file
         rule = self.parsed
         for target in self.config.stash[REVIEW_KEY].prepared.targets(rule):
-            yield RuleItem.from_parent(self, name=f"{rule.id}[{target.file.path}]", target=target)
+            name = f"{rule.id}[{one_line(target.file.path)}]"
+            yield RuleItem.from_parent(self, name=name, target=target)
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: ExceptionInfo[BaseException]
@@ -71,14 +73,16 @@ class FindingsFailure(Exception):
 
 def format_finding(finding: Finding) -> str:
     """``path:line  SEVERITY  title`` followed by the explanation and the fix."""
-    lines = [f"{finding.path}:{finding.line}  {finding.severity.value}  {finding.title}"]
+    lines = [f"{one_line(finding.path)}:{finding.line}  {finding.severity.value}  "
+             f"{one_line(finding.title)}"]
     for label, text in (
         ("why", finding.explanation),
         ("exploit", finding.exploit_scenario),
         ("fix", finding.recommendation),
     ):
         if text:
-            lines.append(f"    {label}: {text}")
+            # Multi-line text stays readable, but no line of it starts at column 0.
+            lines.append(f"    {label}: " + "\n      ".join(one_line(t) for t in text.split("\n")))
     meta = [f"rule {finding.rule}", f"source {finding.source}"]
     if finding.cwe:
         meta.append(finding.cwe)
@@ -105,12 +109,20 @@ class RuleItem(pytest.Item):
         try:
             evaluation = review.evaluate(self)
         except EvaluationError as exc:
-            self._record(None, str(exc), exc.usage_record)
-            if review.settings.on_error == "skip":
-                _skip(f"not reviewed (--secreview-on-error=skip): {exc}")
-            raise
+            evaluation = Evaluation(
+                findings=tuple(exc.findings), mode=(exc.usage_record or {}).get("mode", "error"),
+                usage=dict(exc.usage_record or {}), not_reviewed=f"model review failed: {exc}",
+            )
+            if not self._failing(evaluation):
+                # Nothing at the threshold from the patterns: an infrastructure error (or,
+                # when the team asked for it, a skip), never a pass.
+                self._record(evaluation, str(exc))
+                if review.settings.on_error == "skip":
+                    _skip(f"not reviewed (--secreview-on-error=skip): {exc}")
+                raise
+            # A deterministic finding at the threshold fails the item whatever the model did.
         self.stash[EVALUATION_KEY] = evaluation
-        self._record(evaluation, None)
+        self._record(evaluation)
         if evaluation.not_reviewed and not self._failing(evaluation):
             _skip(evaluation.not_reviewed)
 
@@ -118,24 +130,19 @@ class RuleItem(pytest.Item):
         threshold = self.review.settings.fail_on
         return [f for f in evaluation.findings if f.severity.at_least(threshold)]
 
-    def _record(
-        self,
-        evaluation: Evaluation | None,
-        error: str | None,
-        error_usage: dict[str, Any] | None = None,
-    ) -> None:
-        findings = [f.to_json() for f in evaluation.findings] if evaluation else []
-        usage = dict(evaluation.usage) if evaluation else dict(error_usage or {})
-        transcript = list(evaluation.transcript) if evaluation else usage.pop("transcript", [])
-        sent = dict(evaluation.sent) if evaluation else usage.pop("sent", {})
+    def _record(self, evaluation: Evaluation, error: str | None = None) -> None:
+        findings = [f.to_json() for f in evaluation.findings]
+        usage = dict(evaluation.usage)
+        transcript = list(evaluation.transcript) or usage.pop("transcript", [])
+        sent = dict(evaluation.sent) or usage.pop("sent", {})
         data: dict[str, Any] = {
             "rule": self.target.rule.id,
             "path": self.target.file.path,
             "findings": findings,
-            "mode": evaluation.mode if evaluation else usage.get("mode"),
+            "mode": evaluation.mode,
             "usage": usage,
-            "not_reviewed": evaluation.not_reviewed if evaluation else None,
-            "cached": evaluation.cached if evaluation else False,
+            "not_reviewed": evaluation.not_reviewed,
+            "cached": evaluation.cached,
             "error": error,
         }
         self.review.metadata[self.nodeid] = data
@@ -155,9 +162,8 @@ class RuleItem(pytest.Item):
         }
         self.user_properties.append(("secreview_findings", json.dumps(findings, sort_keys=True)))
         self.user_properties.append(("secreview_usage", json.dumps(data["usage"], sort_keys=True)))
-        if evaluation is not None:
-            self.user_properties.append(("secreview_mode", evaluation.mode))
-            self.user_properties.append(("secreview_cached", str(evaluation.cached).lower()))
+        self.user_properties.append(("secreview_mode", evaluation.mode))
+        self.user_properties.append(("secreview_cached", str(evaluation.cached).lower()))
 
     def runtest(self) -> None:
         evaluation = self.stash[EVALUATION_KEY]
@@ -197,11 +203,8 @@ class RuleItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         hunk = self.target.hunks[0]
         line = max(hunk.new_start - 1, 0)
-        return (
-            Path(self.target.file.path),
-            line,
-            f"{self.target.rule.id}: {self.target.rule.title} [{self.target.file.path}]",
-        )
+        path = one_line(self.target.file.path)
+        return Path(path), line, f"{self.target.rule.id}: {self.target.rule.title} [{path}]"
 
 
 class UnreviewedItem(pytest.Item):
@@ -216,13 +219,14 @@ class UnreviewedItem(pytest.Item):
         self.user_properties.append(("secreview_path", path))
 
     def setup(self) -> None:
-        _skip(f"{self.reviewed_path} not reviewed: {self.reason}")
+        _skip(f"{one_line(self.reviewed_path)} not reviewed: {self.reason}")
 
     def runtest(self) -> None:  # pragma: no cover - setup always skips
         raise AssertionError("unreachable: an unreviewed file is never evaluated")
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return Path(self.reviewed_path), 0, f"not reviewed: {self.reviewed_path}"
+        path = one_line(self.reviewed_path)
+        return Path(path), 0, f"not reviewed: {path}"
 
 
 def severity_counts(findings: list[dict[str, Any]]) -> dict[str, int]:

@@ -42,6 +42,8 @@ class EvaluationError(SecreviewError):
     """
 
     usage_record: dict[str, Any] | None = None
+    #: Deterministic findings made before the failure: they still count (fail closed).
+    findings: tuple[Any, ...] = ()
 
 
 class ProviderError(EvaluationError):

@@ -27,6 +27,9 @@ SAFE_CONFIG = (
     "-c", "diff.mnemonicPrefix=false",
     "-c", "log.showSignature=false",
     "-c", "protocol.allow=never",
+    # git >= 2.43 reads .gitattributes from HEAD in a bare invocation: a pull request's
+    # attributes (e.g. "*.py -diff") must not hide its own changes; use the empty tree.
+    "-c", "attr.tree=4b825dc642cb6eb9a060e54bf8d69288fbee4904",
 )
 
 _NO_GIT = "git is not installed or not on PATH; install git to use --secreview"

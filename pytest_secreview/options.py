@@ -5,6 +5,7 @@ parsed once into the frozen :class:`Settings`.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,9 +40,19 @@ def _positive_int(value: str) -> int:
 
 
 def _non_negative_float(value: str) -> float:
-    number = float(value)
-    if number < 0:
-        raise ValueError("must not be negative")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError("must be a number") from None
+    if not math.isfinite(number) or number < 0:
+        raise ValueError("must be a finite number, not negative")
+    return number
+
+
+def _positive_float(value: str) -> float:
+    number = _non_negative_float(value)
+    if number == 0:
+        raise ValueError("must be greater than 0")
     return number
 
 
@@ -127,7 +138,7 @@ SPECS: tuple[OptionSpec, ...] = (
                default=4096, metavar="N"),
     OptionSpec("temperature", "sampling temperature (provider default when unset)",
                parse=_non_negative_float, metavar="T"),
-    OptionSpec("timeout", "seconds allowed for one model call", parse=_non_negative_float,
+    OptionSpec("timeout", "seconds allowed for one model call", parse=_positive_float,
                default=120.0, metavar="SECONDS"),
     OptionSpec("api-base", "base URL replacing the provider's on every route (proxy, private "
                "endpoint, local server)", metavar="URL"),
@@ -228,12 +239,25 @@ class Settings:
     dry_run: bool = False
 
 
-def _raw(config: pytest.Config, spec: OptionSpec, env: Mapping[str, str]) -> tuple[Any, str]:
+def ini_values(config: pytest.Config) -> dict[str, Any]:
+    """Every ``secreview_*`` ini value as pytest read it from the checkout's ini file."""
+    return {spec.dest: config.getini(spec.dest) for spec in SPECS}
+
+
+def _raw(
+    config: pytest.Config, spec: OptionSpec, env: Mapping[str, str],
+    ini_override: Mapping[str, Any] | None,
+) -> tuple[Any, str]:
     """The raw value of a setting and where it came from (for error messages)."""
     cli = config.getoption(spec.dest)
     if cli is not None:
         return cli, spec.cli
-    ini = config.getini(spec.dest)
+    if ini_override is None:
+        ini = config.getini(spec.dest)
+    else:
+        ini = ini_override.get(spec.dest)
+        if spec.multiple and isinstance(ini, str):
+            ini = [line.strip() for line in ini.splitlines() if line.strip()]
     if ini not in (None, "", []):
         return ini, f"ini key {spec.dest}"
     value = env.get(spec.env)
@@ -244,8 +268,16 @@ def _raw(config: pytest.Config, spec: OptionSpec, env: Mapping[str, str]) -> tup
     return None, ""
 
 
-def load_settings(config: pytest.Config, env: Mapping[str, str] | None = None) -> Settings:
-    """Resolve all settings; a bad value raises ``pytest.UsageError`` that says how to fix it."""
+def load_settings(
+    config: pytest.Config,
+    env: Mapping[str, str] | None = None,
+    ini_override: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Resolve all settings; a bad value raises ``pytest.UsageError`` that says how to fix it.
+
+    ``ini_override`` replaces the ini values pytest read (the base revision's, see
+    :mod:`pytest_secreview.trust`).
+    """
     env = os.environ if env is None else env
     enabled = bool(config.getoption("secreview"))
     if not enabled:
@@ -259,7 +291,7 @@ def load_settings(config: pytest.Config, env: Mapping[str, str] | None = None) -
             ) from None
     values: dict[str, Any] = {}
     for spec in SPECS:
-        raw_value, origin = _raw(config, spec, env)
+        raw_value, origin = _raw(config, spec, env, ini_override)
         if raw_value is None:
             if spec.default is not None:
                 values[spec.dest[len("secreview_"):]] = spec.default

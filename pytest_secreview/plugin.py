@@ -15,6 +15,7 @@ import pytest
 
 from . import hookspecs
 from .options import add_options, load_settings
+from .severity import one_line
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
@@ -43,6 +44,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     settings = load_settings(config)
     config.stash[_SETTINGS] = settings
+    if settings.enabled and (config.option.setuponly or config.option.setupplan):
+        # Items are evaluated in setup and judged in call: without the call, nothing is judged.
+        raise pytest.UsageError("--secreview cannot run with --setup-only or --setup-plan: "
+                                "items are judged in their call phase")
     if settings.enabled:
         from .reporting.summary import Summary
 
@@ -86,7 +91,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
         review = start_review(config, config.stash[_SETTINGS], config.stash[_SESSION_DIR])
         config.stash[REVIEW_KEY] = review
-        if review.settings.progress and not hasattr(config, "workerinput"):
+        config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
+        controller = not hasattr(config, "workerinput")
+        if review.settings.progress and controller and not config.option.collectonly:
             from .github.live import ProgressPlugin
             from .github.progress import ProgressComment
             from .reporting.outputs import github_client, pull_request
@@ -121,7 +128,7 @@ def pytest_collection_modifyitems(
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
         for file in sorted(review.diff.files, key=lambda f: f.path):
             if file.too_large:
-                name = f"unreviewed[{file.path}]"
+                name = f"unreviewed[{one_line(file.path)}]"
                 items.append(UnreviewedItem.from_parent(
                     session, name=name, nodeid=f"secreview::{name}", path=file.path,
                     reason="the file's diff is too large to review",

@@ -35,3 +35,13 @@ class Severity(StrEnum):
 
 
 _RANK = {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
+
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x20), 0x7F]}
+_CONTROL.update({0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped (``\\n``, ``\\x1b`` ...): what a pull request or
+    a model wrote can never start a new log line (a GitHub workflow command) or drive the
+    terminal."""
+    return text.translate(_CONTROL)

@@ -4,7 +4,7 @@ diff (computed once per process), the rule files and per-item metadata."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,11 +17,12 @@ from .errors import ConfigError, GitError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
 from .gitcmd import run_git
-from .options import Settings
+from .options import Settings, ini_values, load_settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff
 from .rules.model import Rule
 from .rules.parse import parse_rule
+from .trust import ini_at_revision, normalise, tracked_under
 
 if TYPE_CHECKING:
     from .collection import RuleItem
@@ -94,16 +95,20 @@ def start_review(config: pytest.Config, settings: Settings, session_dir: Path) -
     Raises ``pytest.UsageError`` with an actionable message for every bad input.
     """
     invocation = config.invocation_params.dir
+    notes: list[str] = []
     try:
         repo = repository_root(invocation)
         base_ref = resolve_base(repo, settings.base, os.environ)
         diff = load_diff(repo, base_ref, settings.head)
+        settings = trusted_settings(config, settings, repo, diff.base_sha, notes)
         rule_files = find_rule_files(
             settings.rules, repo, settings.rules_from, diff.base_sha, invocation
         )
         agent = (
-            build_reviewer(config, settings, repo, diff, session_dir) if settings.model else None
+            build_reviewer(config, settings, repo, diff, session_dir, notes)
+            if settings.model else None
         )
+        rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
     return ReviewState(
@@ -118,17 +123,53 @@ def start_review(config: pytest.Config, settings: Settings, session_dir: Path) -
     )
 
 
-def _cache_dir(config: pytest.Config, settings: Settings) -> Path | None:
+def trusted_settings(
+    config: pytest.Config, settings: Settings, repo: Path, base_sha: str, notes: list[str]
+) -> Settings:
+    """``settings`` with the ``secreview_*`` ini keys as they are at the base revision, when
+    the pull request changed them (see :mod:`pytest_secreview.trust`); a note says which."""
+    inipath = config.inipath
+    base = ini_at_revision(repo, base_sha, inipath)
+    if base is None or inipath is None:
+        return settings  # no ini file, or one the CI job provides from outside the checkout
+    head = {k: v for k, v in ini_values(config).items() if v not in (None, "", [])}
+    changed = sorted(k for k in set(head) | set(base)
+                     if normalise(head.get(k)) != normalise(base.get(k)))
+    if not changed:
+        return settings
+    trusted = load_settings(config, ini_override=base)
+    trusted = replace(trusted, enabled=settings.enabled)
+    if trusted.rules_from == "head":  # the base itself says head is trusted
+        return settings
+    notes.append(
+        f"{inipath.name}: this pull request changes {', '.join(changed)}; the base revision's "
+        "values were used (the review's own configuration comes from the base, like its rules)"
+    )
+    return trusted
+
+
+def _cache_dir(config: pytest.Config, settings: Settings, repo: Path, head_sha: str,
+               notes: list[str]) -> Path | None:
     if settings.no_cache:
         return None
     if settings.cache_dir is not None:
-        return config.invocation_params.dir / settings.cache_dir
-    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
-    return Path(cache.mkdir("secreview")) if cache is not None else None
+        directory = config.invocation_params.dir / settings.cache_dir
+    else:
+        cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+        if cache is None:
+            return None
+        directory = Path(cache.mkdir("secreview"))
+    if tracked_under(repo, head_sha, directory):
+        # Entries committed by the pull request could be forged "no findings" reviews.
+        notes.append(f"evaluation cache {directory} holds files committed in this pull "
+                     "request's head; the cache was not used")
+        return None
+    return directory
 
 
 def build_reviewer(
-    config: pytest.Config, settings: Settings, repo: Path, diff: Diff, session_dir: Path
+    config: pytest.Config, settings: Settings, repo: Path, diff: Diff, session_dir: Path,
+    notes: list[str],
 ) -> AgentReview:
     """The model review for this process: a team's ``pytest_secreview_make_model`` hook, or
     the built-in routes behind the session's shared throttle. Nothing is sent and no
@@ -161,17 +202,19 @@ def build_reviewer(
 
     def make(name: str) -> ChatModel:
         custom = config.hook.pytest_secreview_make_model(config=config, model=name)
-        if custom is not None:
-            return custom  # type: ignore[no-any-return]
-        if settings.max_cost is not None and lookup_price(name, llm.prices) is None:
+        model: ChatModel = custom if custom is not None else resolve_model(
+            name, llm, os.environ, retry=retry)
+        # A budget that cannot price a model's calls would never be spent: refuse it.
+        if settings.max_cost is not None and lookup_price(model.model_id, llm.prices) is None:
+            short = model.model_id.split(":")[-1].split("/")[-1]
             raise ConfigError(
-                f"--secreview-max-cost needs a price for {name}, and none is known; add one "
-                f"with --secreview-prices '{name.split(':')[-1].split('/')[-1]} input=N "
-                "output=N' (USD per million tokens)"
+                f"--secreview-max-cost needs a price for {model.model_id}, and none is known; "
+                f"add one with --secreview-prices '{short} input=N output=N' (USD per million "
+                "tokens)"
             )
-        return resolve_model(name, llm, os.environ, retry=retry)
+        return model
 
-    cache_dir = _cache_dir(config, settings)
+    cache_dir = _cache_dir(config, settings, repo, diff.head_sha, notes)
     assert settings.model is not None
     return ModelReviewer(
         repo=repo,

@@ -321,12 +321,12 @@ def test_github_base_ref_resolves_origin_branch(
 def test_ini_and_env_settings_with_cli_precedence(
     pytester: pytest.Pytester, review_repo: Build, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"})
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"},
+                base={"pytest.ini": "[pytest]\nsecreview_fail_on = critical\n"})
     monkeypatch.setenv("SECREVIEW_FAIL_ON", "medium")
-    run(pytester).assert_outcomes(failed=1)
-    pytester.makeini("[pytest]\nsecreview_fail_on = critical\n")
     run(pytester).assert_outcomes(passed=1)  # ini over env
     run(pytester, "--secreview-fail-on=low").assert_outcomes(failed=1)  # CLI over ini
+    run(pytester, "-c", "/dev/null", "--rootdir", ".").assert_outcomes(failed=1)  # env alone
     monkeypatch.setenv("SECREVIEW", "1")
     pytester.runpytest("--base", "main", "--secreview-rules", "secreview/rules",
                        "--secreview-fail-on=low").assert_outcomes(failed=1)

@@ -16,7 +16,12 @@ from typing import Any
 
 from ..errors import EvaluationError
 from ..llm.base import ChatModel
-from ..llm.errors import EmptyResponseError, ProviderUnavailableError, ToolsUnsupportedError
+from ..llm.errors import (
+    EmptyResponseError,
+    LLMError,
+    ProviderUnavailableError,
+    ToolsUnsupportedError,
+)
 from ..llm.messages import (
     FinishReason,
     Message,
@@ -130,6 +135,9 @@ class _Run:
                     raise
                 retried_empty = True
                 continue
+            except LLMError as exc:
+                self.usage.add_model_call(self.model.model_id, exc.usage)  # billed all the same
+                raise
             self.usage.add_model_call(self.model.model_id, response.usage)
             break
         if response.finish_reason in (FinishReason.SAFETY, FinishReason.RECITATION):
@@ -243,18 +251,22 @@ class _Run:
     def _execute(self, calls: Sequence[ToolCallPart], verdict: _Verdict) -> list[ToolResultPart]:
         """Run every call of the turn concurrently; results keep the calls' order."""
 
-        def one(call: ToolCallPart) -> ToolResultPart:
+        def report(call: ToolCallPart) -> ToolResultPart:
+            try:
+                findings = self.request.validate(call.args)
+            except ValueError as exc:
+                return ToolResultPart(call.id, call.name, f"error: {exc}", is_error=True)
+            if verdict.findings is None:  # the first valid verdict of the turn is the one
+                verdict.findings = findings
+            return ToolResultPart(call.id, call.name, f"accepted {len(findings)} finding(s)")
+
+        def one(call: ToolCallPart) -> ToolResultPart | None:
             if call.arguments_error:
                 return ToolResultPart(call.id, call.name or "unknown",
                                       f"error: arguments not understood: {call.arguments_error}",
                                       is_error=True)
             if call.name == REPORT_FINDINGS.name:
-                try:
-                    findings = self.request.validate(call.args)
-                except ValueError as exc:
-                    return ToolResultPart(call.id, call.name, f"error: {exc}", is_error=True)
-                verdict.findings = findings
-                return ToolResultPart(call.id, call.name, f"accepted {len(findings)} finding(s)")
+                return None  # judged after the pool, in the order the model wrote the calls
             result = self.request.registry.call(call.name, call.args)
             content = (
                 f"<<<UNTRUSTED {self.request.boundary}\n{result.text}\n"
@@ -263,7 +275,8 @@ class _Run:
             return ToolResultPart(call.id, call.name, content, is_error=result.is_error)
 
         with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
-            results = list(pool.map(one, calls))
+            ran = list(pool.map(one, calls))
+        results = [r if r is not None else report(c) for c, r in zip(calls, ran, strict=True)]
         for call, result in zip(calls, results, strict=True):
             self.request.transcript.append({
                 "turn": self.turns, "tool": call.name,

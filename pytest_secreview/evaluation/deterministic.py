@@ -46,5 +46,7 @@ def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
                 recommendation=detect.recommendation or rule.description,
                 confidence=1.0,
             )
-            findings.append(finding.with_fingerprint(("-" if removed else "+") + line.text))
+            # An added line's own text is the anchor (as for a model finding on that line, so
+            # the two are one finding); a removed line's is marked as such.
+            findings.append(finding.with_fingerprint(("-" + line.text) if removed else line.text))
     return findings

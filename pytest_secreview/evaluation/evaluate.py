@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import EvaluationError
 from ..rules.matcher import Target
 from .deterministic import run_detect
 from .findings import Finding
@@ -42,6 +43,7 @@ class AgentOutput:
     transcript: tuple[dict[str, Any], ...] = ()
     sent: dict[str, Any] = field(default_factory=dict)
     cached: bool = False
+    not_reviewed: str | None = None  # the model review was withheld, and why
 
 
 #: Runs the agentic review of a target given the deterministic findings. Supplied by the
@@ -67,10 +69,17 @@ def evaluate(
         if agent is None:
             not_reviewed = NO_MODEL_REASON
         else:
-            output = agent(target, tuple(deterministic))
+            try:
+                output = agent(target, tuple(deterministic))
+            except EvaluationError as exc:
+                # The model review broke; what the patterns found still stands.
+                exc.findings = tuple(sorted(_dedupe(f for f in findings if keep(f)),
+                                            key=Finding.sort_key))
+                raise
             findings.extend(output.findings)
             mode, usage, transcript = output.mode, output.usage, output.transcript
             sent, cached = output.sent, output.cached
+            not_reviewed = output.not_reviewed
     kept = sorted(_dedupe(f for f in findings if keep(f)), key=Finding.sort_key)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent)

@@ -92,6 +92,13 @@ class ReportedFinding(BaseModel):
     def _upper(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
 
+    @field_validator("title", "path", "category", "cwe")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is not None and any(ord(c) < 0x20 or c == "\x7f" for c in value):
+            raise ValueError("must be a single line without control characters")
+        return value
+
 
 class FindingsReport(BaseModel):
     """The arguments of ``report_findings``: ``{"findings": [...]}``."""

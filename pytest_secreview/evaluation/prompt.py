@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from ..rules.matcher import Target
+from ..severity import one_line
 from .findings import Finding
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -88,10 +89,10 @@ def task_prompt(
     return render(
         load("task"),
         rule_id=target.rule.id,
-        path=file.path,
+        path=one_line(file.path),
         change_kind=file.kind.value,
-        old_path_note=f", was {file.old_path}" if file.old_path and file.old_path != file.path
-        else "",
+        old_path_note=f", was {one_line(file.old_path)}"
+        if file.old_path and file.old_path != file.path else "",
         base_sha=base_sha,
         head_sha=head_sha,
         max_turns=str(max_turns),

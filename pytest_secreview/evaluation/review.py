@@ -9,17 +9,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import httpx
+from google.auth.exceptions import GoogleAuthError
+
 from .. import __version__
 from ..budget import Budget
 from ..cache import EvaluationCache, cache_key
 from ..diff.model import Diff
-from ..errors import EvaluationError
+from ..errors import EvaluationError, SecreviewError
 from ..gitcmd import run_git
 from ..github.context import PullRequest
 from ..llm.base import ChatModel
 from ..llm.pricing import Price
 from ..rules.matcher import Target
-from ..tools import GitHubPRContext, build_registry, redact
+from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..usage import ReviewUsage
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
@@ -97,6 +100,21 @@ class ModelReviewer:
         })
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
+        try:
+            return self._cached_review(target, deterministic)
+        except EvaluationError:
+            raise
+        except (SecreviewError, OSError, httpx.HTTPError, GoogleAuthError) as exc:
+            # Git, the file system, locks, HTTP or auth broke outside the provider layer: the
+            # item errors with one clear line, never a traceback or a pass.
+            raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
+
+    def _cached_review(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
+        denied = Gate().reason(target.file.path)
+        if denied is not None:
+            # A key, an .env file: its hunks are never sent; the patterns decide the item.
+            return AgentOutput([], "deterministic", {}, not_reviewed=(
+                f"not sent to the model: {denied}; deterministic checks ran"))
         hunks = redact("\n".join(h.text.rstrip("\n") for h in target.hunks))
         pr = self.pull_request
         pr_context = redact(f"{pr.title}\n\n{pr.body}".strip())
@@ -109,7 +127,7 @@ class ModelReviewer:
             self.budget.check(f"{target.rule.id} on {target.file.path}")
         output = self._review(target, deterministic, hunks, pr_context)
         if self.cache is not None and key is not None:
-            self.cache.put(key, {
+            self.cache.put(key, {  # best effort: a failed write loses nothing but time later
                 "findings": [f.to_json() for f in output.findings], "mode": output.mode,
                 "usage": output.usage, "transcript": list(output.transcript),
                 "sent": output.sent,

@@ -90,7 +90,7 @@ class ProgressComment:
                     self._state = encode_state(decode_state(self._existing.body))
             _action, cid, _url = upsert_summary(
                 self._client, self._pr, self._body(done), self._existing)
-        except GitHubError as exc:
+        except (GitHubError, OSError) as exc:  # a progress comment never breaks the session
             self._failed(exc)
             return False
         if cid is None and self._client.dry_run:
@@ -109,9 +109,9 @@ class ProgressComment:
             text += f"\n{self._state}\n"
         return sanitize(text)
 
-    def _failed(self, exc: GitHubError) -> None:
+    def _failed(self, exc: GitHubError | OSError) -> None:
         self._failures += 1
-        if exc.integration_forbidden:
+        if isinstance(exc, GitHubError) and exc.integration_forbidden:
             self.warnings.append(
                 "progress comment disabled: the GitHub token cannot write to this pull request "
                 "(403 Resource not accessible by integration, as for pull requests from forks)")

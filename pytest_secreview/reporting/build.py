@@ -41,6 +41,8 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
             not_reviewed.append(NotReviewed(path=file.path, reason="binary file"))
         elif file.submodule:
             not_reviewed.append(NotReviewed(path=file.path, reason="submodule update"))
+        elif file.kind.value == "deleted":
+            not_reviewed.append(NotReviewed(path=file.path, reason="deleted file"))
     counts = summary.outcomes()
     return Report(
         tool_version=__version__,

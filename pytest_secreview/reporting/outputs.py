@@ -1,8 +1,8 @@
 """Deliver the results where teams read them; runs only on the controller (or the single
 process without xdist), after every item has reported.
 
-Every delivery failure becomes a line in the terminal summary; none changes an item's
-outcome or crashes the session.
+Every delivery failure (a path that cannot be written, GitHub refusing) becomes a line in
+the terminal summary; none changes an item's outcome or crashes the session.
 """
 
 from __future__ import annotations
@@ -37,18 +37,28 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
     lines: list[str] = []
 
     root = invocation / settings.artifacts
-    writer = ArtifactWriter(root)
-    writer.write_inputs(review.diff, review.rule_files.sources)
-    for nodeid, result in sorted(summary.items.items()):
-        if result.artifact is not None:
-            writer.write_item(nodeid, result.artifact, result.outcome)
-
     report_dir = invocation / settings.report if settings.report else root / "report"
-    report_json = dump_json(report.model_dump(mode="json"))
-    ArtifactWriter(report_dir).write_text("summary.json", report_json)
+    try:
+        writer = ArtifactWriter(root)
+        writer.write_inputs(review.diff, review.rule_files.sources)
+        for nodeid, result in sorted(summary.items.items()):
+            if result.artifact is not None:
+                writer.write_item(nodeid, result.artifact, result.outcome)
+        report_json = dump_json(report.model_dump(mode="json"))
+        ArtifactWriter(report_dir).write_text("summary.json", report_json)
+    except OSError as exc:
+        # The items' outcomes stand; the terminal says what could not be written.
+        lines.append(f"report and artifacts not written: {exc}")
+        return report, lines
     lines.append(f"artifacts: {root}")
     lines.append(f"report: {report_dir / 'summary.json'}")
-    _deliver_rich(review, report, pr, report_dir, env, lines)
+    progress = review.config.pluginmanager.get_plugin("secreview-progress")
+    if progress is not None:
+        lines.extend(f"progress comment: {w}" for w in progress.comment.warnings)
+    try:
+        _deliver_rich(review, report, pr, report_dir, env, lines)
+    except OSError as exc:
+        lines.append(f"output not written: {exc}")
     return report, lines
 
 

@@ -23,7 +23,9 @@ class ItemResult:
     nodeid: str
     rule: str | None
     path: str
-    outcome: str = "passed"  # passed | failed | skipped | error
+    # passed | failed | skipped | error; an item that was never judged (no call phase) is an
+    # error, never a pass.
+    outcome: str = "error"
     reason: str | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
@@ -32,7 +34,7 @@ class ItemResult:
     artifact: dict[str, Any] | None = None
 
 
-@dataclass
+@dataclass(eq=False)  # registered as a pluggy plugin, which must be hashable
 class Summary:
     """Every secreview item's result, keyed by node id."""
 
@@ -67,6 +69,10 @@ class Summary:
             result.outcome = "failed" if report.when == "call" else "error"
             if result.outcome == "error":
                 result.reason = _error_reason(report)
+        elif report.when == "call":
+            result.outcome, result.reason = "passed", None
+        elif report.when == "setup" and result.reason is None:
+            result.reason = "evaluated but never judged"
 
     def outcomes(self) -> Counter[str]:
         """Items per outcome."""

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from _pytest.terminal import TerminalReporter
 
-from ..severity import Severity
+from ..severity import Severity, one_line
 from ..state import ReviewState
 from .summary import Summary
 
@@ -40,7 +40,8 @@ def write_summary(
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
-            tr.line(f"  {f['path']}:{f['line']}  {f['severity']}  {f['title']}  ({f['rule']})")
+            tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
+                    f"{one_line(f['title'])}  ({f['rule']})")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     cached = sum(1 for r in summary.items.values() if r.cached)
@@ -68,8 +69,8 @@ def write_summary(
             tr.line(f"{title}:", yellow=title.startswith("skipped"), red=title == "errors")
             for reason, labels in sorted(groups.items()):
                 names = ", ".join(sorted(set(labels)))
-                tr.line(f"  {len(labels)} x {reason}")
-                tr.line(f"      {names}")
+                tr.line(f"  {len(labels)} x {one_line(reason)}")
+                tr.line(f"      {one_line(names)}")
     left_out = {
         "binary": sum(1 for f in files if f.binary),
         "deleted": sum(1 for f in files if f.kind.value == "deleted" and not f.binary),
@@ -80,7 +81,7 @@ def write_summary(
             f"{n} {kind}" for kind, n in left_out.items() if n
         ))
     for line in outputs:
-        tr.line(line)
+        tr.line(one_line(line))
     for note in review.rule_files.notes:
         tr.line(f"note: {note}", yellow=True)
     if not summary.items and not tr.stats.get("error"):

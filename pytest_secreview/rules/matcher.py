@@ -22,7 +22,7 @@ import re2
 
 from ..diff.model import FileDiff, Hunk
 from .model import Rule
-from .regex import MAX_LINE_CHARS, SafePattern
+from .regex import SafePattern
 
 _SET_OPTIONS = re2.Options()
 _SET_OPTIONS.max_mem = 64 << 20
@@ -60,7 +60,7 @@ class PathFilter:
 
 
 def _joined(texts: list[str]) -> str:
-    return "\n".join([text[:MAX_LINE_CHARS] for text in texts])
+    return "\n".join(texts)
 
 
 class _PatternSet:

@@ -7,10 +7,6 @@ from typing import Any
 
 import re2
 
-#: Longest slice of a single line that patterns are run against. RE2 is linear, so this only
-#: bounds the constant: a 100 MB minified line costs at most this much per pattern.
-MAX_LINE_CHARS = 20_000
-
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 8 << 20
 _OPTIONS.log_errors = False
@@ -35,8 +31,10 @@ class SafePattern:
             ) from None
 
     def search(self, text: str) -> bool:
-        """True when the pattern matches anywhere in ``text`` (first MAX_LINE_CHARS chars)."""
-        return self._compiled.search(text[:MAX_LINE_CHARS]) is not None
+        """True when the pattern matches anywhere in ``text``. Whole lines are searched (RE2
+        is linear in their length; a file too large to review is never searched): code after
+        a long run of padding is not hidden."""
+        return self._compiled.search(text) is not None
 
     def __repr__(self) -> str:
         return f"SafePattern({self.source!r})"
