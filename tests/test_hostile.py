@@ -10,8 +10,14 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from tests.conftest import ReviewRepo, aws_key_id
-from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion, \
-    openai_tool_call
+from tests.fake_providers import (
+    FakeServer,
+    FakeServers,
+    Recorded,
+    Reply,
+    openai_completion,
+    openai_tool_call,
+)
 
 Build = Callable[..., ReviewRepo]
 
