@@ -230,4 +230,5 @@ def build_reviewer(
         cache=EvaluationCache(cache_dir) if cache_dir is not None else None,
         budget=Budget(session_dir, settings.max_cost) if settings.max_cost is not None else None,
         session_secret=session_secret(session_dir),
+        make_model=make,
     )

@@ -132,3 +132,13 @@ def test_bad_model_string_is_a_usage_error(pytester: pytest.Pytester, review_rep
     result = pytester.runpytest("--secreview", "--base", "main", "--secreview-model", "gpt4")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "not a model string" in result.stderr.str()
+
+
+def test_a_rule_can_name_its_own_model(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    server.queue(report())
+    rule = RULE.replace("---\nLook for", "model: openai:rule-specific\n---\nLook for")
+    review_repo(rules={"creds": rule}, pr={"db.py": "cur.execute(q)\n"})
+    review(pytester, server).assert_outcomes(passed=1)
+    assert server.requests[0].json["model"] == "rule-specific"

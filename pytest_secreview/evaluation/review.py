@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +49,14 @@ class ModelReviewer:
         cache: EvaluationCache | None = None,
         budget: Budget | None = None,
         session_secret: str | None = None,
+        make_model: Callable[[str], ChatModel] | None = None,
     ) -> None:
         self.repo = repo
         self.diff = diff
         self.loop = AgentLoop(model, fallback)
+        # Rules may name a model of their own (frontmatter `model`); built once per name.
+        self._make_model = make_model
+        self._loops: dict[str, AgentLoop] = {}
         self.pull_request = pull_request or PullRequest()
         self.max_turns = max_turns
         self.max_output_tokens = max_output_tokens
@@ -85,6 +89,16 @@ class ModelReviewer:
                 self._blobs = blobs
             return self._blobs
 
+    def loop_for(self, target: Target) -> AgentLoop:
+        """The loop for the target's rule: its own model when it names one."""
+        name = target.rule.model
+        if not name or self._make_model is None or name == self.loop.model.model_id:
+            return self.loop
+        with self._lock:
+            if name not in self._loops:
+                self._loops[name] = AgentLoop(self._make_model(name), self.loop.fallback)
+            return self._loops[name]
+
     def cache_key(self, target: Target, hunks: str, pr_context: str) -> str:
         """Every input that decides the review, and nothing that does not."""
         rule = target.rule
@@ -93,7 +107,7 @@ class ModelReviewer:
             "rule": rule.content_sha, "path": target.file.path,
             "blob": self.blobs().get(target.file.path), "hunks": hunks,
             "pr": hashlib.sha256(pr_context.encode()).hexdigest(),
-            "model": self.loop.model.model_id,
+            "model": self.loop_for(target).model.model_id,
             "fallback": self.loop.fallback.model_id if self.loop.fallback else None,
             "max_turns": rule.max_turns or self.max_turns,
             "max_output_tokens": self.max_output_tokens, "temperature": self.temperature,
@@ -176,14 +190,14 @@ class ModelReviewer:
             temperature=self.temperature,
         )
         sent = {
-            "model": self.loop.model.model_id,
+            "model": self.loop_for(target).model.model_id,
             "system": request.system,
             "task": request.task,
             "tools": [s["name"] for s in registry.specs()],
             "max_turns": request.max_turns,
         }
         try:
-            findings = self.loop.review(request, usage)
+            findings = self.loop_for(target).review(request, usage)
         except EvaluationError as exc:
             exc.usage_record = {**usage.finish(), "transcript": request.transcript, "sent": sent}
             raise
