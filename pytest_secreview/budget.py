@@ -21,10 +21,6 @@ class Budget:
         self.max_cost = max_cost
         self._ledger = SharedJSON(directory / "budget.json", {"spent": 0.0, "refused": 0})
 
-    def spent(self) -> float:
-        """USD spent so far by every process of the session."""
-        return float(self._ledger.read().get("spent", 0.0))
-
     def check(self, what: str) -> None:
         """Raise :class:`BudgetExceededError` when the budget is spent."""
 

@@ -18,7 +18,7 @@ from _pytest._code.code import ExceptionInfo, TerminalRepr
 
 from .errors import EvaluationError, RuleError
 from .evaluation.evaluate import Evaluation
-from .evaluation.findings import Finding, Severity
+from .evaluation.findings import Finding
 from .rules.loader import RuleSource
 from .rules.matcher import Target
 from .rules.model import Rule
@@ -227,11 +227,3 @@ class UnreviewedItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         path = one_line(self.reviewed_path)
         return Path(path), 0, f"not reviewed: {path}"
-
-
-def severity_counts(findings: list[dict[str, Any]]) -> dict[str, int]:
-    """Number of findings per severity, worst first (every severity present)."""
-    counts = {s.value: 0 for s in Severity}
-    for finding in findings:
-        counts[finding["severity"]] += 1
-    return counts

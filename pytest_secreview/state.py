@@ -74,7 +74,6 @@ EVALUATION_KEY = pytest.StashKey[Evaluation]()
 #: What an item sent and received, for the artifacts directory (no file bodies).
 ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
-SETTINGS_KEY = pytest.StashKey[Settings]()
 
 
 def repository_root(start: Path) -> Path:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import logging
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -128,6 +129,7 @@ class ToolRegistry:
         self._errors = 0
         self._denied = 0
         self._by_tool: Counter[str] = Counter()
+        self._count_lock = threading.Lock()
         for tool in tools:
             self.register(tool)
 
@@ -173,14 +175,16 @@ class ToolRegistry:
 
         Never raises: every failure becomes a short error text for the model.
         """
-        self._calls += 1
+        with self._count_lock:  # the calls of one model turn run concurrently
+            self._calls += 1
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             shown = display_path(str(name))[:64]
             return self._error(
                 f"Error: unknown tool {shown!r}. Available tools: {', '.join(self._tools)}."
             )
-        self._by_tool[tool.name] += 1
+        with self._count_lock:
+            self._by_tool[tool.name] += 1
         if args is None:
             args = {}
         if not isinstance(args, Mapping):
@@ -227,9 +231,11 @@ class ToolRegistry:
                 raise GateDenied(str(value), reason) from exc
 
     def _error(self, text: str) -> ToolResult:
-        self._errors += 1
+        with self._count_lock:
+            self._errors += 1
         return ToolResult(sanitize(text, self.max_output_chars), is_error=True)
 
     def _deny(self, text: str) -> ToolResult:
-        self._denied += 1
+        with self._count_lock:
+            self._denied += 1
         return ToolResult(sanitize(text, self.max_output_chars), is_error=True, denied=True)
