@@ -24,7 +24,6 @@ from .rules.matcher import Target
 from .rules.model import Rule
 from .severity import one_line
 from .state import ARTIFACT_KEY, EVALUATION_KEY, REVIEW_KEY, ReviewState
-from .tools.redaction import redact
 
 
 def _skip(reason: str) -> NoReturn:
@@ -146,6 +145,8 @@ class RuleItem(pytest.Item):
             "error": error,
         }
         self.review.metadata[self.nodeid] = data
+        from .tools.redaction import redact  # the tool layer is loaded only when needed
+
         rule = self.target.rule
         self.stash[ARTIFACT_KEY] = {
             "task": {

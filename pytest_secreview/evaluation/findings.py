@@ -1,7 +1,7 @@
 """Findings: the one result type every check produces, and severities.
 
-``ReportedFinding`` is the pydantic model that validates what a model passes to
-``report_findings``; ``Finding`` is the frozen domain value everything downstream uses.
+``Finding`` is the frozen domain value everything downstream uses; what a model passes to
+``report_findings`` is validated in :mod:`.report_tool` before it becomes one.
 """
 
 from __future__ import annotations
@@ -11,11 +11,9 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from ..severity import Severity
 
-__all__ = ["Finding", "FindingsReport", "ReportedFinding", "Severity", "fingerprint"]
+__all__ = ["Finding", "Severity", "fingerprint"]
 
 
 _WS = re.compile(r"\s+")
@@ -67,42 +65,3 @@ class Finding:
     def sort_key(self) -> tuple[int, str, int, str, str]:
         """Worst first, then by location: the order every output uses."""
         return (-self.severity.rank, self.path, self.line, self.rule, self.title)
-
-
-class ReportedFinding(BaseModel):
-    """One finding as a model reports it through ``report_findings`` (validated strictly)."""
-
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
-
-    severity: Severity
-    title: str = Field(min_length=3, max_length=200)
-    path: str = Field(min_length=1)
-    line: int = Field(ge=1)
-    end_line: int | None = Field(default=None, ge=1)
-    category: str | None = None
-    cwe: str | None = None
-    explanation: str = Field(min_length=1)
-    exploit_scenario: str = ""
-    recommendation: str = Field(min_length=1)
-    suggestion: str | None = None
-    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
-
-    @field_validator("severity", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.upper() if isinstance(value, str) else value
-
-    @field_validator("title", "path", "category", "cwe")
-    @classmethod
-    def _one_line(cls, value: str | None) -> str | None:
-        if value is not None and any(ord(c) < 0x20 or c == "\x7f" for c in value):
-            raise ValueError("must be a single line without control characters")
-        return value
-
-
-class FindingsReport(BaseModel):
-    """The arguments of ``report_findings``: ``{"findings": [...]}``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    findings: list[ReportedFinding]

@@ -5,14 +5,16 @@ A validation error goes back to the model as the tool result so it can correct i
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
+from ..severity import Severity
 from ..tools.redaction import redact, strip_control
-from .findings import Finding, FindingsReport
+from .findings import Finding
 
 _FINDING_PROPERTIES: dict[str, Any] = {
     "severity": {"type": "string", "enum": ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"]},
@@ -59,6 +61,45 @@ REPORT_FINDINGS = ToolSpec(
 )
 
 
+class ReportedFinding(BaseModel):
+    """One finding as a model reports it through ``report_findings`` (validated strictly)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    severity: Severity
+    title: str = Field(min_length=3, max_length=200)
+    path: str = Field(min_length=1)
+    line: int = Field(ge=1)
+    end_line: int | None = Field(default=None, ge=1)
+    category: str | None = None
+    cwe: str | None = None
+    explanation: str = Field(min_length=1)
+    exploit_scenario: str = ""
+    recommendation: str = Field(min_length=1)
+    suggestion: str | None = None
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("title", "path", "category", "cwe")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is not None and any(ord(c) < 0x20 or c == "\x7f" for c in value):
+            raise ValueError("must be a single line without control characters")
+        return value
+
+
+class FindingsReport(BaseModel):
+    """The arguments of ``report_findings``: ``{"findings": [...]}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    findings: list[ReportedFinding]
+
+
 def _clean(text: str | None) -> str | None:
     return None if text is None else redact(strip_control(text))
 
@@ -72,7 +113,8 @@ def _normalise_path(path: str) -> str:
 
 
 def validate_report(
-    args: dict[str, Any], *, rule_id: str, source: str, file: FileDiff, known_paths: set[str]
+    args: dict[str, Any], *, rule_id: str, source: str, file: FileDiff,
+    known_paths: Collection[str],
 ) -> list[Finding]:
     """Turn ``report_findings`` arguments into findings, or raise ``ValueError`` with a
     message written for the model (it is sent back as the tool result)."""

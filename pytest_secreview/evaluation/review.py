@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,12 @@ from ..budget import Budget
 from ..cache import EvaluationCache, cache_key
 from ..diff.model import Diff
 from ..errors import EvaluationError, SecreviewError
-from ..gitcmd import run_git
 from ..github.context import PullRequest
 from ..llm.base import ChatModel
 from ..llm.pricing import Price
 from ..rules.matcher import Target
 from ..tools import Gate, GitHubPRContext, build_registry, redact
+from ..tools.gittree import GitTree
 from ..usage import ReviewUsage
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
@@ -71,23 +72,15 @@ class ModelReviewer:
             hashlib.sha256(f"{session_secret}:boundary".encode()).hexdigest()[:24]
             if session_secret else new_boundary()
         )
-        self._blobs: dict[str, str] | None = None
         self._lock = threading.Lock()
+        # The head commit's tree, listed once per process and shared by every item's tools.
+        self.tree = GitTree(repo, diff.head_sha)
 
+    @cached_property
     def blobs(self) -> dict[str, str]:
         """Blob id of every file tracked at the head revision (valid ``path`` values for
         findings; the content part of the cache key)."""
-        with self._lock:
-            if self._blobs is None:
-                out = run_git(self.repo, "ls-tree", "-r", "-z", "--end-of-options",
-                              self.diff.head_sha).stdout
-                blobs = {}
-                for record in out.split(b"\0"):
-                    meta, _, name = record.partition(b"\t")
-                    if name:
-                        blobs[name.decode("utf-8", "replace")] = meta.split()[2].decode()
-                self._blobs = blobs
-            return self._blobs
+        return {path: entry.oid for path, entry in self.tree.entries.items()}
 
     def loop_for(self, target: Target) -> AgentLoop:
         """The loop for the target's rule: its own model when it names one."""
@@ -105,7 +98,7 @@ class ModelReviewer:
         return cache_key({
             "plugin": __version__, "prompts": PROMPT_VERSION, "tools": TOOLS_VERSION,
             "rule": rule.content_sha, "path": target.file.path,
-            "blob": self.blobs().get(target.file.path), "hunks": hunks,
+            "blob": self.blobs.get(target.file.path), "hunks": hunks,
             "pr": hashlib.sha256(pr_context.encode()).hexdigest(),
             "model": self.loop_for(target).model.model_id,
             "fallback": self.loop.fallback.model_id if self.loop.fallback else None,
@@ -159,12 +152,12 @@ class ModelReviewer:
             if pr.can_call_api else None
         )
         registry = build_registry(self.repo, base_sha=self.diff.base_sha,
-                                  head_sha=self.diff.head_sha, github=github)
+                                  head_sha=self.diff.head_sha, github=github, tree=self.tree)
         boundary = self._boundary
         if boundary in hunks or boundary in pr_context:
             boundary = new_boundary(hunks, pr_context)
         rule = target.rule
-        known = set(self.blobs())
+        known = self.blobs.keys()
 
         def validate(args: dict[str, Any]) -> list[Finding]:
             source = "model:" + (usage.models[-1] if usage.models else "unknown")

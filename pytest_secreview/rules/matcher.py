@@ -147,11 +147,10 @@ class PreparedDiff:
         check = self._checks[id(rule)]
         targets = []
         for file, suffix, hits in zip(self.files, self._suffixes, self._hits, strict=True):
-            if not check.paths.selects(file.path, suffix):
-                continue
+            # The set arithmetic is cheaper than the globs, and rules out most files first.
             hunks = tuple(h for h, hit in zip(file.hunks, hits, strict=True)
                           if check.hunk_matches(hit))
-            if hunks:
+            if hunks and check.paths.selects(file.path, suffix):
                 targets.append(Target(rule, file, hunks))
         return targets
 

@@ -75,9 +75,10 @@ class RepoTools:
     """``read_file``, ``list_files`` and ``search_files`` over the tree of ``head_sha``."""
 
     def __init__(
-        self, root: Path, *, head_sha: str, gate: Gate, limits: ToolLimits | None = None
+        self, root: Path, *, head_sha: str, gate: Gate, limits: ToolLimits | None = None,
+        tree: GitTree | None = None,
     ) -> None:
-        self.tree = GitTree(root, validate_ref(head_sha))
+        self.tree = tree if tree is not None else GitTree(root, validate_ref(head_sha))
         self.gate = gate
         self.limits = limits or ToolLimits()
 
@@ -421,8 +422,12 @@ def build_registry(
     github: GitHubPRContext | None = None,
     gate: Gate | None = None,
     limits: ToolLimits | None = None,
+    tree: GitTree | None = None,
 ) -> ToolRegistry:
     """Every read-only tool of one review, behind one gate, in one registry.
+
+    ``tree`` (the head commit's tree, read once) may be shared by every review of a process:
+    the reviewed commit does not change during a session.
 
     ``fetch_pr_files`` is registered only when ``github`` carries a token and a PR. Refs are
     validated here, so a bad SHA fails when the item is set up, not at the model's first call.
@@ -431,7 +436,7 @@ def build_registry(
     limits = limits or ToolLimits()
     gate = gate if gate is not None else Gate()
     validate_ref(base_sha)
-    repo = RepoTools(repo_root, head_sha=head_sha, gate=gate, limits=limits)
+    repo = RepoTools(repo_root, head_sha=head_sha, gate=gate, limits=limits, tree=tree)
     git = GitTools(repo_root, base_sha=base_sha, tree=repo.tree, gate=gate, limits=limits)
     registry = ToolRegistry(
         [*repo.tools(), *git.tools()], gate=gate, max_output_chars=limits.max_output_chars
