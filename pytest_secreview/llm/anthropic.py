@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._wire import as_dict, as_int, ensure_answer, require_object, synthetic_call_id
-from .auth import Credential
+from .adapter import HttpChatModel
 from .errors import MalformedResponseError
-from .http import RetryPolicy, post_json, scrubbed
 from .messages import (
     FinishReason,
     Message,
@@ -55,35 +54,15 @@ _FINISH = {
 }
 
 
-class AnthropicModel:
+class AnthropicModel(HttpChatModel):
     """A Claude model via the Messages API (``vertex=False``) or Vertex ``rawPredict``."""
 
-    def __init__(
-        self,
-        *,
-        model_id: str,
-        url: str,
-        credential: Credential,
-        provider: str,
-        wire_model: str,
-        vertex: bool,
-        timeout: float = 300.0,
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        self._model_id = model_id
-        self.url = url
-        self._credential = credential
-        self._provider = provider
+    def __init__(self, *, wire_model: str, vertex: bool, **common: Any) -> None:
+        super().__init__(**common)
         self._wire_model = wire_model
         self._vertex = vertex
-        self._timeout = timeout
-        self._retry = retry or RetryPolicy()
 
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    def complete(
+    def build(
         self,
         system: str,
         messages: Sequence[Message],
@@ -91,29 +70,20 @@ class AnthropicModel:
         *,
         max_output_tokens: int,
         temperature: float | None,
-    ) -> ModelResponse:
-        body = build_request(
+    ) -> dict[str, Any]:
+        return build_request(
             system, messages, tools,
             max_output_tokens=max_output_tokens,
             temperature=temperature,
             model=None if self._vertex else self._wire_model,
             anthropic_version=VERTEX_VERSION if self._vertex else None,
         )
-        data = post_json(
-            self.url,
-            body,
-            credential=self._credential,
-            provider=self._provider,
-            timeout=self._timeout,
-            retry=self._retry,
-            headers=None if self._vertex else {"anthropic-version": API_VERSION},
-            tools_in_request=bool(tools),
-        )
-        with scrubbed(self._credential):
-            return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
-    def __repr__(self) -> str:
-        return f"AnthropicModel(model_id={self._model_id!r}, url={self.url!r})"
+    def headers(self) -> dict[str, str] | None:
+        return None if self._vertex else {"anthropic-version": API_VERSION}
+
+    def parse(self, data: Any) -> ModelResponse:
+        return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
 
 def build_request(

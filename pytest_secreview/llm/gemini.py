@@ -30,10 +30,9 @@ from ._wire import (
     require_object,
     synthetic_call_id,
 )
-from .auth import Credential
+from .adapter import HttpChatModel
 from .errors import EmptyResponseError, MalformedResponseError
 from .gemini_schema import to_gemini_schema
-from .http import RetryPolicy, post_json, scrubbed
 from .messages import (
     FinishReason,
     Message,
@@ -65,31 +64,10 @@ _FINISH = {
 }
 
 
-class GeminiModel:
+class GeminiModel(HttpChatModel):
     """A Gemini model reached through ``generateContent`` at ``url``."""
 
-    def __init__(
-        self,
-        *,
-        model_id: str,
-        url: str,
-        credential: Credential,
-        provider: str,
-        timeout: float = 300.0,
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        self._model_id = model_id
-        self.url = url
-        self._credential = credential
-        self._provider = provider
-        self._timeout = timeout
-        self._retry = retry or RetryPolicy()
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    def complete(
+    def build(
         self,
         system: str,
         messages: Sequence[Message],
@@ -97,24 +75,13 @@ class GeminiModel:
         *,
         max_output_tokens: int,
         temperature: float | None,
-    ) -> ModelResponse:
-        body = build_request(
+    ) -> dict[str, Any]:
+        return build_request(
             system, messages, tools, max_output_tokens=max_output_tokens, temperature=temperature
         )
-        data = post_json(
-            self.url,
-            body,
-            credential=self._credential,
-            provider=self._provider,
-            timeout=self._timeout,
-            retry=self._retry,
-            tools_in_request=bool(tools),
-        )
-        with scrubbed(self._credential):
-            return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
-    def __repr__(self) -> str:
-        return f"GeminiModel(model_id={self._model_id!r}, url={self.url!r})"
+    def parse(self, data: Any) -> ModelResponse:
+        return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
 
 def build_request(

@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ._wire import as_dict, as_int, ensure_answer, require_object, synthetic_call_id
-from .auth import Credential
+from .adapter import HttpChatModel
 from .errors import EmptyResponseError, MalformedResponseError
-from .http import RetryPolicy, post_json, scrubbed
 from .messages import (
     FinishReason,
     Message,
@@ -49,7 +48,7 @@ _FINISH = {
 _THINK = re.compile(r"^\s*<think>.*?(</think>\s*|\Z)", re.DOTALL)
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(HttpChatModel):
     """A model behind an OpenAI-compatible ``chat/completions`` endpoint at ``url``.
 
     ``max_tokens_field`` is ``max_completion_tokens`` for OpenAI itself (its reasoning models
@@ -58,35 +57,18 @@ class OpenAIChatModel:
     """
 
     def __init__(
-        self,
-        *,
-        model_id: str,
-        url: str,
-        credential: Credential,
-        provider: str,
-        wire_model: str,
-        max_tokens_field: MaxTokensField = "max_tokens",
-        timeout: float = 300.0,
-        retry: RetryPolicy | None = None,
+        self, *, wire_model: str, max_tokens_field: MaxTokensField = "max_tokens",
+        **common: Any,
     ) -> None:
-        self._model_id = model_id
-        self.url = url
-        self._credential = credential
-        self._provider = provider
+        super().__init__(**common)
         self._wire_model = wire_model
         self._max_tokens_field = max_tokens_field
-        self._timeout = timeout
-        self._retry = retry or RetryPolicy()
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
 
     @property
     def max_tokens_field(self) -> MaxTokensField:
         return self._max_tokens_field
 
-    def complete(
+    def build(
         self,
         system: str,
         messages: Sequence[Message],
@@ -94,28 +76,17 @@ class OpenAIChatModel:
         *,
         max_output_tokens: int,
         temperature: float | None,
-    ) -> ModelResponse:
-        body = build_request(
+    ) -> dict[str, Any]:
+        return build_request(
             system, messages, tools,
             model=self._wire_model,
             max_output_tokens=max_output_tokens,
             temperature=temperature,
             max_tokens_field=self._max_tokens_field,
         )
-        data = post_json(
-            self.url,
-            body,
-            credential=self._credential,
-            provider=self._provider,
-            timeout=self._timeout,
-            retry=self._retry,
-            tools_in_request=bool(tools),
-        )
-        with scrubbed(self._credential):
-            return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
-    def __repr__(self) -> str:
-        return f"OpenAIChatModel(model_id={self._model_id!r}, url={self.url!r})"
+    def parse(self, data: Any) -> ModelResponse:
+        return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
 
 def build_request(
