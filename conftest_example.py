@@ -6,12 +6,17 @@ review. Everything here is optional; the plugin works with none of it.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from pytest_secreview.evaluation.findings import Finding, Severity
+from pytest_secreview.llm.base import ChatModel
 
 # 1. Settings. Every --secreview-* flag is also an ini key (secreview_*) and an environment
-#    variable (SECREVIEW_*); the command line wins over ini, ini over the environment:
+#    variable (SECREVIEW_*); the command line wins over ini, ini over the environment. The
+#    secreview_* ini keys are read as they are at the base revision: a pull request that
+#    changes them is reported and its values are not used.
 #
 #    [pytest]
 #    secreview_fail_on = high
@@ -43,8 +48,30 @@ def pytest_secreview_filter_finding(finding: Finding, item: pytest.Item) -> bool
     return None
 
 
+@pytest.hookimpl
+def pytest_secreview_make_model(config: pytest.Config, model: str) -> ChatModel | None:
+    """4. Your own provider or gateway: return a ChatModel for the model strings you own,
+    None for the built-in routes. A ChatModel has ``model_id`` and ``complete(system,
+    messages, tools, *, max_output_tokens, temperature) -> ModelResponse``; subclassing
+    HttpChatModel gives retries, the shared rate limits' retry policy and secret scrubbing.
+    """
+    if model.startswith("internal:"):
+        # An in-house gateway that speaks the OpenAI chat-completions wire format.
+        from pytest_secreview.llm.auth import StaticBearerToken
+        from pytest_secreview.llm.openai import OpenAIChatModel
+
+        return OpenAIChatModel(
+            model_id=model,
+            url="https://llm-gateway.example.internal/v1/chat/completions",
+            credential=StaticBearerToken(os.environ["LLM_GATEWAY_TOKEN"], "LLM_GATEWAY_TOKEN"),
+            provider="in-house LLM gateway",
+            wire_model=model.removeprefix("internal:"),
+        )
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """4. Items are ordinary pytest items marked ``secreview``: select them with
+    """5. Items are ordinary pytest items marked ``secreview``: select them with
     ``-m secreview`` or ``-k <rule-or-path>``, or mark them further as here."""
     for item in items:
         if item.get_closest_marker("secreview") and "workflows" in item.nodeid:

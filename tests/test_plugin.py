@@ -422,3 +422,18 @@ def test_a_file_too_large_to_review_is_skipped_with_the_reason_never_passed(
     result.assert_outcomes(passed=1, skipped=1)
     out = result.stdout.str()
     assert "gen/bundle.py not reviewed: the file's diff is too large to review" in out
+
+
+def test_conftest_example_works_as_a_teams_conftest(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    example = Path(__file__).resolve().parent.parent / "conftest_example.py"
+    accepted = SECRET_RULE.replace("title: Hard-coded AWS key", "id: tls-verification-disabled\n"
+                                   "title: Hard-coded AWS key")
+    review_repo(rules={"tls": accepted}, base={"conftest.py": example.read_text()},
+                pr={"tools/local_dev_proxy.py": f"K = '{aws_key_id()}'\n",
+                    "app.py": f"K = '{aws_key_id()}'\n"})
+    result = run(pytester)
+    # The accepted risk is dropped by the example's filter; the same finding elsewhere fails.
+    result.assert_outcomes(failed=1, passed=1)
+    assert "app.py:1  CRITICAL" in result.stdout.str()
