@@ -92,6 +92,15 @@ def _placeholders() -> dict[str, str]:
         "PRIVATE_KEY_JSON": "\\n".join(_pem(private)) + "\\n",
         "PRIVATE_KEY_MARKER": _pem("RSA " + private)[0],
         "PUBLIC_KEY_BLOCK": "\n".join(_pem("PUBLIC KEY")),
+        "GITLAB_TOKEN": "gl" + "pat-" + "Zx9Yw8Vu7Ts6" * 2,
+        "NPM_TOKEN": "np" + "m_" + "a1b2C3d4E5f6" * 3,
+        "PYPI_TOKEN": "py" + "pi-AgE" + "IcHlwaS5vcmc" * 5,
+        "HUGGINGFACE_TOKEN": "h" + "f_" + "QwErTyUiOpAsDf" * 2 + "Gh",
+        "SENDGRID_KEY": "S" + "G." + "aBcDeFgHiJkLmNoP" + "." + "qRsTuVwXyZ012345" * 2,
+        "ANTHROPIC_KEY": "sk-" + "ant-" + "api03-" + "Hj8Kl9Mn0Pq1" * 3,
+        "GOOGLE_OAUTH_SECRET": "GOC" + "SPX-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4",
+        "JWT": "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0In0" + "."
+        + "dBjftJeZ4CVP" + "mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
         "CERTIFICATE_BLOCK": "\n".join(_pem("CERTIFICATE")),
     }
 
