@@ -22,6 +22,8 @@ import pytest
 from junitparser import Failure, JUnitXml, Properties, Skipped
 
 from tests.conftest import ReviewRepo, aws_key_id
+from tests.test_plugin import DEBUG_RULE
+from tests.test_plugin import MODEL_RULE as MODEL_NEEDING_RULE
 
 xmlschema = pytest.importorskip("xmlschema", reason="XSD validation needs xmlschema (test extra)")
 
@@ -43,31 +45,8 @@ FAILING_RULE = textwrap.dedent(
     ---
     """
 )
-PASSING_RULE = textwrap.dedent(
-    """\
-    ---
-    title: Debug mode enabled
-    severity: medium
-    applies_to:
-      file_extensions: [".py"]
-    detect:
-      - pattern: "debug\\\\s*=\\\\s*True"
-        message: Debug mode enabled
-    ---
-    """
-)
-# Body instructions need a model; none is configured, so the item is skipped (never passed).
-MODEL_RULE = textwrap.dedent(
-    """\
-    ---
-    title: SQL injection
-    severity: high
-    grep:
-      any: ["execute\\\\("]
-    ---
-    Trace user input into the SQL string; report only exploitable concatenation.
-    """
-)
+# A passing rule, and one whose body needs a model: none is configured, so it is skipped.
+PASSING_RULE, MODEL_RULE = DEBUG_RULE, MODEL_NEEDING_RULE
 
 Build = Callable[..., ReviewRepo]
 

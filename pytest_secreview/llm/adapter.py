@@ -4,6 +4,7 @@ scrubbed from any error). Subclasses say only how to build and how to parse."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ from .http import RetryPolicy, post_json, scrubbed
 from .messages import Message, ModelResponse, ToolSpec
 
 
-class HttpChatModel:
+class HttpChatModel(ABC):
     """A :class:`~pytest_secreview.llm.base.ChatModel` behind one HTTP endpoint."""
 
     def __init__(
@@ -37,6 +38,7 @@ class HttpChatModel:
         """The model string this object was built from."""
         return self._model_id
 
+    @abstractmethod
     def build(
         self,
         system: str,
@@ -47,11 +49,10 @@ class HttpChatModel:
         temperature: float | None,
     ) -> dict[str, Any]:
         """The request body in this adapter's wire format."""
-        raise NotImplementedError
 
+    @abstractmethod
     def parse(self, data: Any) -> ModelResponse:
         """The neutral response from this adapter's wire format."""
-        raise NotImplementedError
 
     def headers(self) -> Mapping[str, str] | None:
         """Headers sent besides the credential's."""

@@ -14,9 +14,20 @@ from ..errors import RuleError
 from .model import Detect, Rule, RuleFrontmatter, content_sha, split_body
 from .regex import SafePattern
 
-# libyaml's parser when available (several times faster on a rule pack), the same safe
-# constructor either way.
-_SafeBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+def _safe_base() -> type[yaml.SafeLoader]:
+    """libyaml's parser when it is usable (several times faster on a rule pack), the same
+    safe constructor either way. The C module keeps the node classes of the first import of
+    ``yaml``; if ``yaml`` was imported again since (pytester's in-process runs restore
+    ``sys.modules``), its nodes are not ours and the pure-Python parser must be used."""
+    c_module = getattr(yaml, "_yaml", None)
+    if c_module is not None and getattr(c_module, "ScalarNode", None) is yaml.nodes.ScalarNode:
+        loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        return loader
+    return yaml.SafeLoader
+
+
+_SafeBase = _safe_base()
 
 
 class _Yaml12Loader(_SafeBase):  # type: ignore[valid-type,misc]
