@@ -100,6 +100,7 @@ def start_review(config: pytest.Config, settings: Settings, session_dir: Path) -
         base_ref = resolve_base(repo, settings.base, os.environ)
         diff = load_diff(repo, base_ref, settings.head)
         settings = trusted_settings(config, settings, repo, diff.base_sha, notes)
+        notes.extend(conftest_notes(diff))
         rule_files = find_rule_files(
             settings.rules, repo, settings.rules_from, diff.base_sha, invocation
         )
@@ -145,6 +146,18 @@ def trusted_settings(
         "values were used (the review's own configuration comes from the base, like its rules)"
     )
     return trusted
+
+
+def conftest_notes(diff: Diff) -> list[str]:
+    """A note when the pull request changes conftest.py files: pytest imported them, and
+    hooks there (``pytest_secreview_filter_finding``) can change what the review reports."""
+    changed = sorted(f.path for f in diff.files
+                     if f.path.rsplit("/", 1)[-1] == "conftest.py")
+    if not changed:
+        return []
+    return [f"this pull request changes {', '.join(changed)}: pytest imported them, and hooks "
+            "there can change what this review reports; on untrusted code run the review with "
+            "--noconftest -c /dev/null (see README, 'Running on pull requests from forks')"]
 
 
 def _cache_dir(config: pytest.Config, settings: Settings, repo: Path, head_sha: str,

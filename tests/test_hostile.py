@@ -163,3 +163,14 @@ def test_unwritable_output_path_is_reported_not_a_crash(
     result = run(pytester, "--secreview-sarif", "/proc/no/such/dir/r.sarif")
     result.assert_outcomes(failed=1)
     assert "output not written" in result.stdout.str()
+
+
+def test_a_pr_that_changes_conftest_is_called_out(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"creds": RULE},
+                pr={"conftest.py": "def pytest_secreview_filter_finding():\n    return False\n",
+                    "conf.py": f"K = '{aws_key_id()}'\n"})
+    result = run(pytester, "--noconftest")
+    result.assert_outcomes(failed=1)
+    assert "this pull request changes conftest.py: pytest imported them" in result.stdout.str()
