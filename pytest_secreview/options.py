@@ -98,6 +98,9 @@ class OptionSpec:
     separator: str = os.pathsep  # between values of a multiple setting in its env variable
     flag: bool = False  # a switch: --secreview-x, ini/env true/false
     aliases: tuple[str, ...] = ()
+    #: False for the range under review: the checkout's ini file belongs to the pull request,
+    #: which must not choose what it is compared against (base = HEAD reviews nothing).
+    from_ini: bool = True
 
     @property
     def dest(self) -> str:
@@ -114,8 +117,10 @@ class OptionSpec:
 
 SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("base", "base revision of the pull request (default: origin/$GITHUB_BASE_REF "
-               "in GitHub Actions, else origin/HEAD)", metavar="REF", aliases=("--base",)),
-    OptionSpec("head", "head revision of the pull request", default="HEAD", metavar="REF"),
+               "in GitHub Actions, else origin/HEAD); command line or SECREVIEW_BASE only",
+               metavar="REF", aliases=("--base",), from_ini=False),
+    OptionSpec("head", "head revision of the pull request; command line or SECREVIEW_HEAD "
+               "only", default="HEAD", metavar="REF", from_ini=False),
     OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack plus "
                "the repository's secreview/rules/ if it exists; ':bundled' names the bundled "
                "pack", metavar="PATH", multiple=True),
@@ -241,7 +246,7 @@ class Settings:
 
 def ini_values(config: pytest.Config) -> dict[str, Any]:
     """Every ``secreview_*`` ini value as pytest read it from the checkout's ini file."""
-    return {spec.dest: config.getini(spec.dest) for spec in SPECS}
+    return {spec.dest: config.getini(spec.dest) for spec in SPECS if spec.from_ini}
 
 
 def _raw(
@@ -252,7 +257,15 @@ def _raw(
     cli = config.getoption(spec.dest)
     if cli is not None:
         return cli, spec.cli
-    if ini_override is None:
+    if not spec.from_ini:
+        if config.getini(spec.dest) not in (None, ""):
+            raise pytest.UsageError(
+                f"ini key {spec.dest} is not used: the checkout's ini file is part of the pull "
+                f"request under review, which must not choose its own range. Remove it and "
+                f"pass {spec.cli} or set {spec.env}"
+            )
+        ini = None
+    elif ini_override is None:
         ini = config.getini(spec.dest)
     else:
         ini = ini_override.get(spec.dest)

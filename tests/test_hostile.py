@@ -174,3 +174,14 @@ def test_a_pr_that_changes_conftest_is_called_out(
     result = run(pytester, "--noconftest")
     result.assert_outcomes(failed=1)
     assert "this pull request changes conftest.py: pytest imported them" in result.stdout.str()
+
+
+def test_the_range_cannot_come_from_the_prs_ini_file(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"creds": RULE},
+                pr={"pytest.ini": "[pytest]\nsecreview_base = HEAD\n",
+                    "conf.py": f"K = '{aws_key_id()}'\n"})
+    result = pytester.runpytest("--secreview", "--secreview-rules", "secreview/rules")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ini key secreview_base is not used" in result.stderr.str()
