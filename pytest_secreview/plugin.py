@@ -26,6 +26,7 @@ _SETTINGS = pytest.StashKey[Any]()
 _SUMMARY = pytest.StashKey["Summary"]()
 _OUTPUT_LINES = pytest.StashKey[list[str]]()
 _SESSION_DIR = pytest.StashKey[Path]()
+_PREFETCH = pytest.StashKey[Any]()
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -63,6 +64,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_SESSION_DIR] = (
             Path(workerinput[WORKERINPUT_KEY]) if workerinput else create_session_dir()
         )
+        from .diff.prefetch import DiffPrefetch
+
+        # git works on the diff while pytest and the plugin finish starting.
+        config.stash[_PREFETCH] = DiffPrefetch(
+            config.invocation_params.dir, settings.base, settings.head, os.environ
+        )
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -89,7 +96,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if _enabled(config):
         from .state import REVIEW_KEY, start_review
 
-        review = start_review(config, config.stash[_SETTINGS], config.stash[_SESSION_DIR])
+        review = start_review(config, config.stash[_SETTINGS], config.stash[_SESSION_DIR],
+                              config.stash[_PREFETCH])
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
         controller = not hasattr(config, "workerinput")

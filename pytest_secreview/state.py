@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .diff.git import load_diff, resolve_base
 from .diff.model import Diff
-from .errors import ConfigError, GitError, RuleError, SecreviewError
+from .diff.prefetch import DiffPrefetch
+from .errors import ConfigError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
-from .gitcmd import run_git
 from .options import Settings, ini_values, load_settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff
@@ -76,19 +75,9 @@ ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
 
 
-def repository_root(start: Path) -> Path:
-    """The top of the git work tree containing ``start``."""
-    try:
-        out = run_git(start, "rev-parse", "--show-toplevel").stdout
-    except GitError:
-        raise GitError(
-            f"{start} is not inside a git repository; run pytest --secreview from a checkout "
-            "of the pull request"
-        ) from None
-    return Path(out.decode().strip())
-
-
-def start_review(config: pytest.Config, settings: Settings, session_dir: Path) -> ReviewState:
+def start_review(
+    config: pytest.Config, settings: Settings, session_dir: Path, prefetch: DiffPrefetch
+) -> ReviewState:
     """Resolve the range, run the diff once and find the rule files.
 
     Raises ``pytest.UsageError`` with an actionable message for every bad input.
@@ -96,9 +85,7 @@ def start_review(config: pytest.Config, settings: Settings, session_dir: Path) -
     invocation = config.invocation_params.dir
     notes: list[str] = []
     try:
-        repo = repository_root(invocation)
-        base_ref = resolve_base(repo, settings.base, os.environ)
-        diff = load_diff(repo, base_ref, settings.head)
+        repo, base_ref, diff = prefetch.result()
         settings = trusted_settings(config, settings, repo, diff.base_sha, notes)
         notes.extend(conftest_notes(diff))
         rule_files = find_rule_files(
