@@ -98,6 +98,7 @@ def _placeholders() -> dict[str, str]:
         "HUGGINGFACE_TOKEN": "h" + "f_" + "QwErTyUiOpAsDf" * 2 + "Gh",
         "SENDGRID_KEY": "S" + "G." + "aBcDeFgHiJkLmNoP" + "." + "qRsTuVwXyZ012345" * 2,
         "ANTHROPIC_KEY": "sk-" + "ant-" + "api03-" + "Hj8Kl9Mn0Pq1" * 3,
+        "OPENAI_KEY": "sk-" + "proj-" + "Rt5Yu6Io7Pa8" * 3,
         "GOOGLE_OAUTH_SECRET": "GOC" + "SPX-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4",
         "JWT": "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0In0" + "."
         + "dBjftJeZ4CVP" + "mB92K27uhbUJU1p1r_wW1gFWFOEjXk",

@@ -17,6 +17,8 @@ CLAUDE = "{{ANTHROPIC_KEY}}"
 # ruleid: hardcoded-secrets
 OAUTH = "{{GOOGLE_OAUTH_SECRET}}"
 # ruleid: hardcoded-secrets
+OPENAI = "{{OPENAI_KEY}}"
+# ruleid: hardcoded-secrets
 SESSION = "{{JWT}}"
 # ok: hardcoded-secrets
 GITLAB_FROM_ENV = os.environ["GITLAB_TOKEN"]
