@@ -463,7 +463,7 @@ def make_finding(**overrides: Any) -> FindingReport:
     if not values["fingerprint"]:
         seed = f"{values['rule']}|{values['path']}|{values['title']}".encode()
         values["fingerprint"] = hashlib.sha256(seed).hexdigest()[:32]
-    return FindingReport.model_validate(values)
+    return FindingReport.from_json(values)
 
 
 def make_report(findings: list[FindingReport] | None = None, **overrides: Any) -> Report:

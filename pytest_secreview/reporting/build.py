@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .. import __version__
+from ..evaluation.findings import Finding
 from ..github.context import PullRequest
 from ..state import ReviewState
-from .model import FindingReport, ItemReport, NotReviewed, Report, RuleReport, Usage
+from .model import ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import Summary
 
 
@@ -28,7 +29,7 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
         ItemReport(
             nodeid=r.nodeid, rule=r.rule, path=r.path, outcome=r.outcome,  # type: ignore[arg-type]
             reason=r.reason, mode=r.mode, cached=r.cached,
-            findings=[FindingReport.model_validate(f) for f in r.findings], usage=r.usage,
+            findings=[Finding.from_json(f) for f in r.findings], usage=r.usage,
         )
         for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
     ]
@@ -53,7 +54,7 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
         head_sha=review.diff.head_sha,
         fail_on=review.settings.fail_on,
         outcomes={k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "error")},
-        findings=[FindingReport.model_validate(f) for f in summary.findings()],
+        findings=[Finding.from_json(f) for f in summary.findings()],
         items=items,
         rules=_rules(review),
         not_reviewed=sorted(not_reviewed, key=lambda n: (n.path, n.rule or "", n.reason)),

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..evaluation.findings import Finding
 from ..severity import Severity
 
 SCHEMA_VERSION: Literal["1"] = "1"
@@ -22,24 +23,9 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class FindingReport(_Model):
-    """One finding (the ``finding.schema.json`` shape)."""
-
-    rule: str
-    severity: Severity
-    title: str
-    path: str
-    line: int
-    source: str
-    end_line: int | None = None
-    category: str | None = None
-    cwe: str | None = None
-    explanation: str = ""
-    exploit_scenario: str = ""
-    recommendation: str = ""
-    suggestion: str | None = None
-    confidence: float = 1.0
-    fingerprint: str = ""
+#: A finding in the report is the domain :class:`Finding` itself (pydantic validates the
+#: dataclass; its schema is ``finding.schema.json``). The alias keeps report code readable.
+FindingReport = Finding
 
 
 class RuleReport(_Model):
