@@ -1,0 +1,100 @@
+"""The deterministic review of a range without pytest: one diff, the rules, and every
+target's deterministic findings.
+
+This is the one entry point for everything that needs "what the free layer finds in this
+change" outside a pytest session: the MCP server's ``review_diff``, ``secreview bench`` and the
+detection benchmarks. It runs exactly what a pytest item's setup runs with no model configured,
+so a figure measured through it is a figure of the product.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..diff.git import load_diff
+from ..diff.model import Diff
+from ..errors import RuleError
+from ..rules.loader import find_rule_files
+from ..rules.matcher import PreparedDiff
+from ..rules.model import Rule
+from ..rules.parse import parse_rule
+from .evaluate import evaluate
+from .findings import Finding
+
+
+@dataclass(frozen=True)
+class RangeReview:
+    """What the deterministic layer reports for one range."""
+
+    diff: Diff
+    rules: tuple[Rule, ...]
+    findings: tuple[Finding, ...]  # worst first, then by location
+    rule_errors: tuple[str, ...] = ()  # one line per rule file that did not parse
+    not_reviewed: tuple[tuple[str, str], ...] = ()  # (path, reason)
+    needs_model: tuple[tuple[str, str], ...] = ()  # (rule id, path) left for a model
+
+
+def load_rules(
+    repo: Path, base_sha: str, rules: Sequence[str] = (), rules_from: str = "base"
+) -> tuple[list[Rule], list[str]]:
+    """The rules a review of ``repo`` would use (same defaults and trust as the plugin) and
+    one error line per rule file that did not parse."""
+    files = find_rule_files(rules, repo, rules_from, base_sha, repo)
+    parsed: list[Rule] = []
+    errors: list[str] = []
+    for source in sorted(files.sources, key=lambda s: s.display):
+        try:
+            parsed.append(parse_rule(source.raw, source.display))
+        except RuleError as exc:
+            errors.append(str(exc))
+    return parsed, errors
+
+
+def review_range(
+    repo: Path,
+    base: str,
+    head: str = "HEAD",
+    rules: Sequence[str] = (),
+    rules_from: str = "base",
+) -> RangeReview:
+    """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``.
+
+    Raises :class:`~pytest_secreview.errors.SecreviewError` subclasses with actionable
+    messages (unknown ref, not a repository, no rule files).
+    """
+    diff = load_diff(repo, base, head)
+    parsed, errors = load_rules(repo, diff.base_sha, rules, rules_from)
+    prepared = PreparedDiff(diff.files)
+    prepared.index(parsed)
+    findings: list[Finding] = []
+    needs_model: list[tuple[str, str]] = []
+    for rule in parsed:
+        for target in prepared.targets(rule):
+            evaluation = evaluate(target, None)
+            findings.extend(evaluation.findings)
+            if evaluation.not_reviewed:
+                needs_model.append((rule.id, target.file.path))
+    not_reviewed = tuple(
+        (f.path, _why_not(f.binary, f.too_large, f.submodule))
+        for f in diff.files if not f.reviewable and f.kind.value != "deleted"
+    )
+    return RangeReview(
+        diff=diff,
+        rules=tuple(parsed),
+        findings=tuple(sorted(findings, key=Finding.sort_key)),
+        rule_errors=tuple(errors),
+        not_reviewed=not_reviewed,
+        needs_model=tuple(needs_model),
+    )
+
+
+def _why_not(binary: bool, too_large: bool, submodule: bool) -> str:
+    if too_large:
+        return "the file's diff is too large to review"
+    if binary:
+        return "binary file"
+    if submodule:
+        return "submodule"
+    return "not reviewable"
