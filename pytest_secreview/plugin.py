@@ -107,7 +107,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             from .reporting.outputs import github_client, pull_request
 
             pr = pull_request(review, os.environ)
-            client = github_client(review, pr)
+            client = github_client(review.settings, config.invocation_params.dir, pr)
             if client is not None:
                 comment = ProgressComment(client, pr, total=0)
                 config.pluginmanager.register(ProgressPlugin(comment), "secreview-progress")

@@ -56,6 +56,8 @@ class ItemReport(_Model):
     cached: bool = False
     findings: list[FindingReport] = Field(default_factory=list)
     usage: dict[str, Any] = Field(default_factory=dict)
+    duration: float | None = Field(
+        default=None, description="Seconds the item took (setup and call), when known.")
 
 
 class NotReviewed(_Model):

@@ -32,6 +32,7 @@ class ItemResult:
     mode: str | None = None
     cached: bool = False
     artifact: dict[str, Any] | None = None
+    duration: float = 0.0  # seconds over every phase
 
 
 @dataclass(eq=False)  # registered as a pluggy plugin, which must be hashable
@@ -54,6 +55,7 @@ class Summary:
             result = ItemResult(report.nodeid, props.get("secreview_rule"),
                                 props["secreview_path"])
             self.items[report.nodeid] = result
+        result.duration += report.duration
         artifact = getattr(report, "secreview_artifact", None)
         if isinstance(artifact, dict):
             result.artifact = artifact
