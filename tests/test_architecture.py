@@ -110,3 +110,35 @@ def test_lower_layers_do_not_import_reporting_or_github(layer: str) -> None:
         if target.startswith(("pytest_secreview.reporting", "pytest_secreview.github"))
     )
     assert offending == []
+
+
+def test_every_renderer_orders_findings_worst_first_the_same_way() -> None:
+    from pytest_secreview.evaluation.findings import Finding
+    from pytest_secreview.reporting.actions import annotations
+    from pytest_secreview.reporting.markdown import to_markdown
+    from pytest_secreview.reporting.model import Report, Usage
+    from pytest_secreview.reporting.sarif import to_sarif
+    from pytest_secreview.severity import Severity
+
+    def finding(severity: Severity, path: str, line: int, title: str) -> Finding:
+        return Finding(rule="r", severity=severity, title=title, path=path, line=line,
+                       source="pattern").with_fingerprint(title)
+
+    findings = [finding(Severity.MEDIUM, "a.py", 1, "Tmedium"),
+                finding(Severity.CRITICAL, "b.py", 9, "Tcritical9"),
+                finding(Severity.CRITICAL, "b.py", 2, "Tcritical2"),
+                finding(Severity.HIGH, "a.py", 5, "Thigh")]
+    expected = ["Tcritical2", "Tcritical9", "Thigh", "Tmedium"]
+    report = Report(tool_version="0", base_ref="main", base_sha="0" * 40, head_sha="1" * 40,
+                    fail_on=Severity.INFO, outcomes={}, findings=findings, items=[], rules=[],
+                    not_reviewed=[], usage=Usage())
+
+    def order(texts: list[str]) -> list[str]:
+        return [t for text in texts for t in expected if t in text]
+
+    assert [f.title for f in sorted(findings, key=Finding.sort_key)] == expected
+    assert order([r["message"]["text"] for r in to_sarif(report)["runs"][0]["results"]]) == \
+        expected
+    assert order([c for c in annotations(report) if c.startswith("::error")]) == expected
+    markdown = to_markdown(report)
+    assert sorted(expected, key=markdown.index) == expected

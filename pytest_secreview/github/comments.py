@@ -59,7 +59,7 @@ from ..reporting.markdown import (
     to_markdown,
 )
 from ..reporting.model import FindingReport, Report, RuleReport
-from ..severity import Severity
+from ..severity import Severity, worst_first
 from .client import GitHubClient, GitHubError
 from .context import PullRequest
 
@@ -190,7 +190,8 @@ def encode_state(entries: Sequence[StateEntry]) -> str:
     Worst severities are kept first when it does not fit; ``complete`` says so. ``<``, ``>``,
     ``&`` and ``-`` are JSON-escaped, so no text can end the HTML comment early.
     """
-    ordered = sorted(entries, key=lambda e: (-e.severity.rank, e.path, e.line, e.fingerprint))
+    ordered = sorted(entries, key=lambda e: worst_first(e.severity, e.path, e.line,
+                                                        e.fingerprint))
     rows: list[str] = []
     size = 0
     complete = True
@@ -426,7 +427,7 @@ def _post_inline(client: GitHubClient, pr: PullRequest, report: Report, run: _Ru
     rules = {r.id: r for r in report.rules}
     comments: list[tuple[str, dict[str, Any]]] = []
     outside: list[FindingReport] = []
-    for finding in sorted(candidates, key=lambda f: (-f.severity.rank, f.path, f.line)):
+    for finding in sorted(candidates, key=FindingReport.sort_key):
         key = finding_key(finding)
         if key in seen:
             run.already += 1

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from ..severity import Severity
+from ..severity import Severity, worst_first
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, Outcome, Report, RuleReport
 
@@ -293,13 +293,14 @@ def _resolved_block(resolved: Sequence[FindingReport | Mapping[str, Any]]) -> st
         line = _field(entry, "line")
         line_no = line if isinstance(line, int) and not isinstance(line, bool) else 0
         path = str(_field(entry, "path") or "")
-        rows.append((-severity.rank, path, line_no, str(_field(entry, "title") or ""),
-                     str(_field(entry, "rule") or ""), severity))
+        title, rule = str(_field(entry, "title") or ""), str(_field(entry, "rule") or "")
+        rows.append((worst_first(severity, path, line_no, title, rule), path, line_no, title,
+                     rule, severity))
     if not rows:
         return None
-    rows.sort(key=lambda r: r[:5])
+    rows.sort(key=lambda r: r[0])
     lines = [f"### ✅ Resolved since the last run ({len(rows)})", ""]
-    for _rank, path, line_no, title, rule, severity in rows[:_RESOLVED_LIMIT]:
+    for _order, path, line_no, title, rule, severity in rows[:_RESOLVED_LIMIT]:
         where = inline_code(f"{path}:{line_no}" if line_no else path)
         lines.append(f"- ~~{ICONS[severity]} {severity.value} · "
                      f"{escape_text(title, _TITLE_LIMIT, one_line=True)}~~ — {where}"
@@ -402,10 +403,6 @@ class _Entry:
     level: int = 2  # 2 full, 1 brief, 0 omitted
 
 
-def _sort_key(f: FindingReport) -> tuple[int, str, int, str, str, str]:
-    return (-f.severity.rank, f.path, f.line, f.rule, f.title, f.fingerprint)
-
-
 def _truncation_note(entries: list[_Entry], dropped_sections: list[str], max_chars: int,
                      full_report: str) -> str:
     brief = {s: 0 for s in _ORDER}
@@ -454,7 +451,7 @@ def to_markdown(
     rules = {r.id: r for r in report.rules}
     threshold = notable_threshold(report.fail_on)
     entries = []
-    for finding in sorted(report.findings, key=_sort_key):
+    for finding in sorted(report.findings, key=FindingReport.sort_key):
         full, brief = _finding_blocks(finding, rules.get(finding.rule), report, link_base)
         entries.append(_Entry(finding, full, brief))
     tail = {

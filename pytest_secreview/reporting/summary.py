@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ..severity import Severity
+from ..severity import Severity, worst_first
 
 
 @dataclass
@@ -99,8 +99,9 @@ class Summary:
     def findings(self) -> list[dict[str, Any]]:
         """Every finding of every item, worst first, then by location."""
         every = [f for r in self.items.values() for f in r.findings]
-        return sorted(every, key=lambda f: (-Severity(f["severity"]).rank, f["path"],
-                                            f["line"], f["rule"]))
+        return sorted(every, key=lambda f: worst_first(Severity(f["severity"]), f["path"],
+                                                       f["line"], f["rule"], f["title"],
+                                                       f.get("fingerprint", "")))
 
 
 def _skip_reason(report: pytest.TestReport) -> str:
