@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from ..reporting.markdown import sanitize
 from .client import GitHubClient, GitHubError
-from .comments import (
+from .comment_state import (
     SUMMARY_MARKER,
     ExistingComment,
     decode_state,

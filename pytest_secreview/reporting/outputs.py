@@ -76,7 +76,8 @@ def deliver_rich(report: Report, *, settings: Settings, invocation: Path, diff: 
                  lines: list[str]) -> None:
     """Markdown, SARIF, GitHub Actions and the PR comment. ``diff`` tells which lines an
     inline comment may be placed on (None: summary comment only)."""
-    from ..github.comments import commentable_from_diff, publish
+    from ..github.comments import publish
+    from ..github.inline import commentable_from_diff
     from .actions import STEP_SUMMARY_LIMIT, annotations, in_github_actions, write_step_summary
     from .markdown import to_markdown
     from .sarif import write_sarif
