@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..reporting.markdown import sanitize
+from ..reporting.markdown_text import sanitize
 from ..reporting.model import FindingReport
 from ..severity import Severity, worst_first
 from .client import GitHubClient, GitHubError

@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..diff.model import Diff
-from ..reporting.markdown import (
+from ..reporting.markdown_text import (
     GITHUB_COMMENT_LIMIT,
     ICONS,
     code_block,

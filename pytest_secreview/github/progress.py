@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..reporting.markdown import sanitize
+from ..reporting.markdown_text import sanitize
 from .client import GitHubClient, GitHubError
 from .comment_state import (
     SUMMARY_MARKER,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..reporting.markdown import sanitize
+from ..reporting.markdown_text import sanitize
 from .client import GitHubError
 
 FORK_WARNING = (
