@@ -141,6 +141,12 @@ SPECS: tuple[OptionSpec, ...] = (
                default=10, metavar="N"),
     OptionSpec("max-output-tokens", "output token cap per model call", parse=_positive_int,
                default=4096, metavar="N"),
+    OptionSpec("max-tool-calls", "repository tool calls allowed per item; past it the model "
+               "is told to report, and an item that keeps calling tools is an error",
+               parse=_positive_int, default=40, metavar="N"),
+    OptionSpec("max-tokens", "input plus output tokens allowed per item over all its model "
+               "calls; reaching it without a verdict is an error (default: no cap)",
+               parse=_positive_int, metavar="N"),
     OptionSpec("temperature", "sampling temperature (provider default when unset)",
                parse=_non_negative_float, metavar="T"),
     OptionSpec("timeout", "seconds allowed for one model call", parse=_positive_float,
@@ -223,6 +229,8 @@ class Settings:
     fallback_model: str | None = None
     max_turns: int = 10
     max_output_tokens: int = 4096
+    max_tool_calls: int = 40
+    max_tokens: int | None = None
     temperature: float | None = None
     timeout: float = 120.0
     api_base: str | None = None

@@ -222,6 +222,8 @@ def build_reviewer(
                                            repository=settings.repo),
         max_turns=settings.max_turns,
         max_output_tokens=settings.max_output_tokens,
+        max_tool_calls=settings.max_tool_calls,
+        max_tokens=settings.max_tokens,
         temperature=settings.temperature,
         prices=dict(settings.prices),
         cache=EvaluationCache(cache_dir) if cache_dir is not None else None,

@@ -5,6 +5,12 @@ the API rejects tool declarations or the model answers in text on its first turn
 single-shot review with the context gathered up front when that fails too. The review ends
 only when the model calls ``report_findings`` with valid arguments; no verdict within the
 turn limit is an error, never a pass. Usage is recorded on every path.
+
+Three caps bound what one item may spend, enforced here for every provider (seed 003): the
+turn limit (model round-trips), the tool-call cap (repository tool calls; past it the model is
+told to report, and an item that keeps calling tools ends) and the token cap (input plus
+output tokens over the whole review, checked before every model call). A cap that ends the run
+is an error with the usage spent so far, never a pass.
 """
 
 from __future__ import annotations
@@ -52,6 +58,16 @@ class NoVerdictError(EvaluationError):
     """The model did not call ``report_findings`` validly within the turn limit."""
 
 
+class CapReachedError(NoVerdictError):
+    """A per-item cap (tool calls or tokens) ended the review before a verdict."""
+
+
+TOOL_CAP_REACHED = (
+    "error: the tool-call budget of this review is spent (--secreview-max-tool-calls {cap}); "
+    "no more tools will run. Call report_findings now with what you have found."
+)
+
+
 @dataclass
 class ReviewRequest:
     """Everything one review needs: prompts, tools, and how to validate the verdict."""
@@ -66,6 +82,8 @@ class ReviewRequest:
     max_output_tokens: int
     temperature: float | None
     transcript: list[dict[str, Any]] = field(default_factory=list)
+    max_tool_calls: int | None = None  # repository tool calls over the whole review
+    max_tokens: int | None = None  # input + output tokens over the whole review
 
 
 @dataclass
@@ -98,6 +116,8 @@ class _Run:
         self.usage = usage
         self.model = loop.model
         self.turns = 0
+        self.tool_calls = 0
+        self.refused_after_cap = False
         self.tool_specs = [
             ToolSpec(s["name"], s["description"], s["parameters"])
             for s in request.registry.specs()
@@ -112,6 +132,13 @@ class _Run:
             raise NoVerdictError(
                 f"no verdict within {self.request.max_turns} turns (--secreview-max-turns): "
                 "the model never called report_findings with valid arguments"
+            )
+        cap = self.request.max_tokens
+        spent = self.usage.tokens.input_tokens + self.usage.tokens.output_tokens
+        if cap is not None and spent >= cap:
+            raise CapReachedError(
+                f"no verdict within the token cap: {spent:,} tokens spent of {cap:,} "
+                f"(--secreview-max-tokens) after {self.turns} turn(s)"
             )
         self.turns += 1
         retried_empty = False
@@ -260,6 +287,8 @@ class _Run:
                 verdict.findings = findings
             return ToolResultPart(call.id, call.name, f"accepted {len(findings)} finding(s)")
 
+        allowed = self._within_tool_cap(calls)
+
         def one(call: ToolCallPart) -> ToolResultPart | None:
             if call.arguments_error:
                 return ToolResultPart(call.id, call.name or "unknown",
@@ -267,6 +296,9 @@ class _Run:
                                       is_error=True)
             if call.name == REPORT_FINDINGS.name:
                 return None  # judged after the pool, in the order the model wrote the calls
+            if call.id not in allowed:
+                return ToolResultPart(call.id, call.name, TOOL_CAP_REACHED.format(
+                    cap=self.request.max_tool_calls), is_error=True)
             result = self.request.registry.call(call.name, call.args)
             content = (
                 f"<<<UNTRUSTED {self.request.boundary}\n{result.text}\n"
@@ -284,6 +316,30 @@ class _Run:
                 "error": result.is_error, "chars": len(result.content),
             })
         return results
+
+    def _within_tool_cap(self, calls: Sequence[ToolCallPart]) -> set[str]:
+        """Ids of the repository tool calls of this turn that the tool-call cap allows.
+
+        Calls past the cap are refused with a message telling the model to report; a model
+        that asks for tools again after that ends the review (:class:`CapReachedError`)."""
+        wanted = [c for c in calls if c.name != REPORT_FINDINGS.name and not c.arguments_error]
+        cap = self.request.max_tool_calls
+        if cap is None:
+            return {c.id for c in wanted}
+        if wanted and self.refused_after_cap and not any(
+                c.name == REPORT_FINDINGS.name for c in calls):
+            raise CapReachedError(
+                f"no verdict within the tool-call cap ({cap}, --secreview-max-tool-calls): "
+                "the model kept calling tools after it was told to report"
+            )
+        room = max(cap - self.tool_calls, 0)
+        allowed = wanted[:room]
+        self.tool_calls += len(allowed)
+        if len(allowed) < len(wanted):
+            self.refused_after_cap = True
+            self._log("cap", f"tool-call cap {cap} reached; {len(wanted) - len(allowed)} "
+                      "call(s) refused")
+        return {c.id for c in allowed}
 
     def _nudge(self, response: ModelResponse) -> str:
         return CUT_OFF if response.finish_reason is FinishReason.MAX_TOKENS else NUDGE
