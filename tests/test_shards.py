@@ -144,3 +144,53 @@ def test_shards_of_different_reviews_are_refused(pytester: pytest.Pytester,
 def test_no_summary_is_an_actionable_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--secreview-report"):
         find_shard_files([tmp_path])
+
+
+def test_merge_command_posts_one_comment_and_writes_one_of_each(
+    pytester: pytest.Pytester, project: ReviewRepo, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pytest_secreview.cli import report as report_command
+    from tests.fake_github import FakeGitHub, make_token
+
+    shards = []
+    for group in (1, 2, 3):
+        out = pytester.path / "out" / f"shard-{group}"
+        _review(pytester, out, "--splits", "3", "--group", str(group), "--secreview-comment=off")
+        shards.append(str(out))
+    token = make_token()
+    patches = {}
+    for path in (f"svc/m{i}.py" for i in range(7)):
+        text = project.git("diff", "main...HEAD", "--", path)
+        patches[path] = text[text.index("@@"):]
+    head = project.git("rev-parse", "HEAD").strip()
+    monkeypatch.chdir(pytester.path)
+    merged = pytester.path / "merged"
+    with FakeGitHub(token=token, files=patches, head_sha=head) as github:
+        env = {"GITHUB_TOKEN": token, "GITHUB_API_URL": github.api_url,
+               "GITHUB_REPOSITORY": github.repository}
+        status = report_command.main(
+            ["--merge", *shards, "--out", str(merged / "report"), "--pr", str(github.number),
+             "--junitxml", str(merged / "junit.xml"), "--sarif", str(merged / "r.sarif"),
+             "--comment", "all"], env=env)
+        assert status == 1, "failed items make the merge step fail"
+        assert len(github.summary_comments()) == 1
+        assert "AWS access key id in source" in github.summary_comments()[0]["body"]
+        assert len(github.review_comments) == 7, "one inline comment per notable finding"
+    printed = capsys.readouterr().out
+    assert "merged 3 shard report(s): 14 item(s)" in printed
+    sarif = json.loads((merged / "r.sarif").read_text())
+    assert len(sarif["runs"][0]["results"]) == 7
+    assert (merged / "report" / "summary.md").is_file()
+    assert (merged / "report" / "durations.json").is_file()
+    junit = ET.parse(merged / "junit.xml").getroot()  # noqa: S314 - written by the command
+    assert sum(1 for _ in junit.iter("testcase")) == 14
+
+
+def test_merge_command_refuses_a_directory_without_reports(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    from pytest_secreview.cli import report as report_command
+
+    assert report_command.main(["--merge", str(tmp_path)], env={}) == 2
+    assert "no summary.json found" in capsys.readouterr().err
