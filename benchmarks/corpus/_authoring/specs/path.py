@@ -135,4 +135,145 @@ pair("path-env-cli", "path",
             main()
      '''},
      [("name = requested", 'name = "app.ini"')]),
+
+pair("path-aiohttp-fileresponse", "path",
+     "An aiohttp static handler serves os.path.join(STATIC, match_info) with FileResponse",
+     "The joined path is resolved and must stay under the static root",
+     ["aiohttp", "match_info", "os.path.join", "fileresponse"], ["containment-check"],
+     {"static.py": r"""
+        import os
+
+        from aiohttp import web
+
+        STATIC = "/srv/static"
+
+
+        async def asset(request: web.Request) -> web.StreamResponse:
+            name = request.match_info["name"]
+            path = os.path.realpath(os.path.join(STATIC, name))
+            return web.FileResponse(path)  #@sink
+     """},
+     [("""            return web.FileResponse(path)""", """            if os.path.commonpath([STATIC, path]) != STATIC:
+                raise web.HTTPNotFound()
+            return web.FileResponse(path)""")]),
+
+pair("path-httpserver-self-path", "path",
+     "An http.server handler opens ROOT + self.path and returns the file",
+     "The requested path is resolved and checked to lie under ROOT",
+     ["http.server", "self.path", "concat", "open"], ["containment-check"],
+     {"files.py": r"""
+        import os
+        from http.server import BaseHTTPRequestHandler, HTTPServer
+
+        ROOT = "/srv/www"
+
+
+        class Files(BaseHTTPRequestHandler):
+            def do_GET(self):
+                local = os.path.realpath(ROOT + self.path)
+                with open(local, "rb") as fh:  #@sink
+                    data = fh.read()
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(data)
+
+
+        if __name__ == "__main__":
+            HTTPServer(("127.0.0.1", 8003), Files).serve_forever()
+     """},
+     [("""                with open(local, "rb") as fh:""", """                if not local.startswith(ROOT + os.sep):
+                    self.send_error(404)
+                    return
+                with open(local, "rb") as fh:""")]),
+
+pair("path-removed-secure-filename", "path",
+     "The pull request removes secure_filename from an attachment name taken from a Flask view argument",
+     "The pull request changes the mimetype and keeps secure_filename",
+     ["flask", "view-arg", "os.path.join", "send_file"], ["secure-filename"],
+     {"attachments.py": r"""
+        import os
+
+        from flask import Flask, send_file
+        from werkzeug.utils import secure_filename
+
+        app = Flask(__name__)
+        ATTACHMENTS = "/srv/attachments"
+
+
+        @app.get("/attachments/<name>")
+        def attachment(name):
+            clean = name
+            return send_file(os.path.join(ATTACHMENTS, clean), mimetype="application/pdf")  #@sink
+     """},
+     [("clean = name", "clean = secure_filename(name)")],
+     base=[('mimetype="application/pdf"', 'mimetype="application/octet-stream"')]),
+
+pair("path-py312-pathlib-read-bytes", "path",
+     "Python 3.12 module with a type alias reads pathlib Path(ROOT) / view arg",
+     "The view argument goes through secure_filename",
+     ["flask", "view-arg", "py312", "type-alias", "pathlib"], ["secure-filename"],
+     {"exports.py": r"""
+        from pathlib import Path
+
+        from flask import Flask
+        from werkzeug.utils import secure_filename
+
+        app = Flask(__name__)
+        EXPORTS = Path("/srv/exports")
+
+        type Blob = bytes
+
+
+        def load_export(name: str) -> Blob:
+            return (EXPORTS / name).read_bytes()  #@sink
+
+
+        @app.get("/exports/<name>")
+        def export(name):
+            return load_export(name)
+     """},
+     [("            return load_export(name)", "            return load_export(secure_filename(name))")]),
+
+pair("path-django-tuple-shutil", "path",
+     "Django POST source and destination names are unpacked from a tuple and passed to shutil.copy",
+     "Both names must be among the known templates",
+     ["django", "request.POST", "tuple-unpacking", "shutil"], ["allowlist"],
+     {"templates_admin.py": r"""
+        import os
+        import shutil
+
+        from django.http import HttpResponseBadRequest, JsonResponse
+
+        TEMPLATE_DIR = "/srv/templates"
+        KNOWN = ("invoice.html", "receipt.html", "welcome.html")
+
+
+        def duplicate_template(request):
+            src, dst = request.POST["src"], request.POST["dst"]
+            shutil.copy(os.path.join(TEMPLATE_DIR, src), os.path.join(TEMPLATE_DIR, dst))  #@sink
+            return JsonResponse({"copied": dst})
+     """},
+     [("""            shutil.copy(""", """            if src not in KNOWN or dst not in KNOWN:
+                return HttpResponseBadRequest("unknown template")
+            shutil.copy(""")]),
+
+pair("path-starlette-dead-branch", "path",
+     "A Starlette path parameter selects the log file when per-user logs are enabled",
+     "Per-user logs are disabled by a constant, so the tainted name never reaches open",
+     ["starlette", "path_params", "constant-folding", "open"], ["dead-branch"],
+     {"logs.py": r"""
+        from starlette.requests import Request
+        from starlette.responses import PlainTextResponse
+
+        PER_USER_LOGS = "yes"
+
+
+        async def show_log(request: Request) -> PlainTextResponse:
+            name = "service.log"
+            if PER_USER_LOGS == "yes":
+                name = request.path_params["user"] + ".log"
+            with open("/var/log/app/" + name) as fh:  #@sink
+                return PlainTextResponse(fh.read())
+     """},
+     [('PER_USER_LOGS = "yes"', 'PER_USER_LOGS = "no"')]),
 ]
