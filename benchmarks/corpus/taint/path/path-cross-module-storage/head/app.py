@@ -1,0 +1,11 @@
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+
+from storage import read_document
+
+PUBLISHED = ("terms.txt", "privacy.txt", "changelog.txt")
+
+
+async def document(request: Request) -> PlainTextResponse:
+    doc = request.path_params["doc"]
+    return PlainTextResponse(read_document(doc))
