@@ -208,6 +208,13 @@ def test_unreadable_yaml_and_missing_head_are_actionable(tmp_path: Path) -> None
         load_case(headless)
 
 
+def test_symbolic_links_in_a_case_are_rejected(tmp_path: Path) -> None:
+    directory = _case(tmp_path, _GOOD)
+    (directory / "head" / "secrets.py").symlink_to(tmp_path / "outside.py")
+    with pytest.raises(CorpusError, match=r"secrets\.py is a symbolic link; .* copy the file"):
+        load_case(directory)
+
+
 def test_corpus_level_errors_name_the_twin_and_duplicate_ids(tmp_path: Path) -> None:
     _case(tmp_path, _GOOD)
     with pytest.raises(CorpusError, match="'demo-safe' is not a case id"):
