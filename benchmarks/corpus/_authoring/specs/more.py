@@ -35,8 +35,10 @@ pair("path-cross-module-storage", "path",
      "The handler only accepts names from the published-documents list",
      ["starlette", "path_params", "cross-module", "open"], ["allowlist"],
      {"app.py": r'''
+        from starlette.applications import Starlette
         from starlette.requests import Request
         from starlette.responses import PlainTextResponse
+        from starlette.routing import Route
 
         from storage import read_document
 
@@ -46,6 +48,9 @@ pair("path-cross-module-storage", "path",
         async def document(request: Request) -> PlainTextResponse:
             doc = request.path_params["doc"]
             return PlainTextResponse(read_document(doc))
+
+
+        app = Starlette(routes=[Route("/docs/{doc:path}", document)])
      ''', "storage.py": r'''
         import os
 

@@ -1,5 +1,7 @@
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from storage import read_document
 
@@ -9,3 +11,6 @@ PUBLISHED = ("terms.txt", "privacy.txt", "changelog.txt")
 async def document(request: Request) -> PlainTextResponse:
     doc = request.path_params["doc"]
     return PlainTextResponse(read_document(doc))
+
+
+app = Starlette(routes=[Route("/docs/{doc:path}", document)])
