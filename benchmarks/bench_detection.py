@@ -9,7 +9,7 @@ TPR - FPR of each, and the means over categories; then the time of both on one p
 holding every case's head files (the same files for both), as a ratio.
 
     .venv/bin/pip install -e '.[bench]'
-    .venv/bin/python benchmarks/bench_detection.py [--category sql] [--json] [--record]
+    .venv/bin/python benchmarks/bench_detection.py [--category sql] [--json] [--misses] [--record]
 
 ``--record`` writes the figures into BENCHMARKS.md. Bandit findings count for a category only
 through the test ids of ``BANDIT_CATEGORY`` below.
@@ -210,6 +210,14 @@ def table(ours_scores: list[CategoryScore], bandit_scores: list[CategoryScore]) 
     return "\n".join(rows)
 
 
+def misses(results: Sequence[CaseResult]) -> str:
+    """The vulnerable cases not found and the safe cases flagged, one id per line."""
+    missed = [r.case_id for r in results if r.vulnerable and not r.hit]
+    flagged = [r.case_id for r in results if not r.vulnerable and r.hit]
+    return "\n".join([f"missed ({len(missed)}):", *(f"  {i}" for i in missed),
+                      f"false positives ({len(flagged)}):", *(f"  {i}" for i in flagged)])
+
+
 def _score_json(score: CategoryScore) -> dict[str, Any]:
     return {"category": score.category, "cases": score.cases, "tpr": score.tpr,
             "fpr": score.fpr, "tpr_minus_fpr": score.score}
@@ -222,6 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--repeat", type=int, default=3, help="timing runs (median)")
     parser.add_argument("--record", action="store_true", help="write BENCHMARKS.md")
+    parser.add_argument("--misses", action="store_true",
+                        help="also list the cases ours got wrong (missed or falsely flagged)")
     args = parser.parse_args(argv)
     logging.getLogger("bandit").setLevel(logging.ERROR)
     cases = [c for c in load_corpus(args.corpus)
@@ -262,6 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{outcome.ours_seconds:.2f} s, Bandit {outcome.bandit_seconds:.2f} s.")
     if not args.json:
         print(body + "\n\n" + timing)
+        if args.misses:
+            print("\n" + misses(outcome.ours))
     if args.record:
         command = "`.venv/bin/python benchmarks/bench_detection.py" + (
             f" --category {args.category}" if args.category else "") + " --record`"
