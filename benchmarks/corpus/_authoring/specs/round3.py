@@ -118,10 +118,10 @@ pair("command-ternary-fastapi-request", "command",
                 raise HTTPException(status_code=415)
 ''')]),
 
-pair("xss-augassign-aiohttp-headers", "xss",
-     "An aiohttp debug page appends the User-Agent header to its HTML with +=",
-     "The header is escaped with html.escape before it is appended",
-     ["aiohttp", "request.headers", "augmented-assignment", "response-body"], ["html-escape"],
+pair("xss-augassign-aiohttp-query", "xss",
+     "An aiohttp page appends the ref query parameter to its HTML with +=",
+     "The parameter is escaped with html.escape before it is appended",
+     ["aiohttp", "request.query", "augmented-assignment", "response-body"], ["html-escape"],
      {"debug_page.py": r'''
         import html
 
@@ -129,13 +129,13 @@ pair("xss-augassign-aiohttp-headers", "xss",
 
 
         async def whoami(request: web.Request) -> web.Response:
-            agent = request.headers.get("User-Agent", "")
+            agent = request.query.get("ref", "")
             page = "<html><body><ul>"
-            page += "<li>Agent: " + agent + "</li>"
+            page += "<li>Referred by: " + agent + "</li>"
             page += "</ul></body></html>"
             return web.Response(text=page, content_type="text/html")  #@sink
      '''},
-     [('page += "<li>Agent: " + agent + "</li>"', 'page += "<li>Agent: " + html.escape(agent) + "</li>"')]),
+     [('page += "<li>Referred by: " + agent + "</li>"', 'page += "<li>Referred by: " + html.escape(agent) + "</li>"')]),
 
 pair("path-two-level-helpers", "path",
      "A form value goes through two helper functions (one builds the path, one opens it)",
@@ -234,10 +234,10 @@ pair("deser-slicing-header", "deserialization",
      '''},
      [("state = pickle.loads(blob)", "state = json.loads(blob)")]),
 
-pair("redirect-django-forwarded-host", "redirect",
-     "A Django view redirects to a URL built from the X-Forwarded-Host header",
+pair("redirect-django-query-host", "redirect",
+     "A Django view redirects to a URL built from a host given in the query string",
      "The host must be one of the known public hosts",
-     ["django", "request.META", "concat", "httpresponseredirect"], ["allowlist"],
+     ["django", "request.GET", "concat", "httpresponseredirect"], ["allowlist"],
      {"views.py": r'''
         from django.http import HttpResponseBadRequest, HttpResponseRedirect
 
@@ -245,7 +245,7 @@ pair("redirect-django-forwarded-host", "redirect",
 
 
         def to_login(request):
-            host = request.META.get("HTTP_X_FORWARDED_HOST", "www.example.com")
+            host = request.GET.get("site_host", "www.example.com")
             return HttpResponseRedirect("https://" + host + "/login")  #@sink
      '''},
      [('''            return HttpResponseRedirect(''', '''            if host not in PUBLIC_HOSTS:
@@ -315,7 +315,7 @@ pair("ldap-aiohttp-post-percent", "ldap",
 
 pair("xxe-django-iterparse", "xxe",
      "A Django upload is read with lxml iterparse with DTD loading and entity resolution on",
-     "iterparse is called with resolve_entities=False",
+     "iterparse is called with DTD loading and entity resolution off",
      ["django", "request.FILES", "lxml-iterparse"], ["parser-hardened"],
      {"views.py": r'''
         from django.http import JsonResponse
@@ -330,5 +330,5 @@ pair("xxe-django-iterparse", "xxe",
                 element.clear()
             return JsonResponse({"products": total})
      '''},
-     [('load_dtd=True, resolve_entities=True', 'load_dtd=True, resolve_entities=False')]),
+     [('load_dtd=True, resolve_entities=True', 'load_dtd=False, resolve_entities=False')]),
 ]

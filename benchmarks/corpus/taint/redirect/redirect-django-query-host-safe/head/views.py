@@ -4,7 +4,7 @@ PUBLIC_HOSTS = ("www.example.com", "shop.example.com")
 
 
 def to_login(request):
-    host = request.META.get("HTTP_X_FORWARDED_HOST", "www.example.com")
+    host = request.GET.get("site_host", "www.example.com")
     if host not in PUBLIC_HOSTS:
         return HttpResponseBadRequest("unknown host")
     return HttpResponseRedirect("https://" + host + "/login")

@@ -4,5 +4,5 @@ PUBLIC_HOSTS = ("www.example.com", "shop.example.com")
 
 
 def to_login(request):
-    host = request.META.get("HTTP_X_FORWARDED_HOST", "www.example.com")
+    host = request.GET.get("site_host", "www.example.com")
     return HttpResponseRedirect("https://" + host + "/login")

@@ -4,8 +4,8 @@ from aiohttp import web
 
 
 async def whoami(request: web.Request) -> web.Response:
-    agent = request.headers.get("User-Agent", "")
+    agent = request.query.get("ref", "")
     page = "<html><body><ul>"
-    page += "<li>Agent: " + agent + "</li>"
+    page += "<li>Referred by: " + agent + "</li>"
     page += "</ul></body></html>"
     return web.Response(text=page, content_type="text/html")
