@@ -174,7 +174,7 @@ def test_a_valid_case_loads_into_a_frozen_value(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("edit", "needles"), [
     (("tags: [flask]", "tags: [flask]\nseverity: high"),
-     ["'severity'", "not a case.yaml key", "remove it"]),
+     ["'severity'", "(value 'high')", "not a case.yaml key", "remove it"]),
     (("category: sql", "category: sqli"), ["'category'", "'sqli'", "must be one of", "ssrf"]),
     (("lines: [2, 2]", "lines: [3, 2]"), ["'expect.0.lines'", "1 <= first <= last"]),
     (("lines: [2, 2]", "lines: [2, 9]"), ["'expect.0.lines'", "[2, 9]", "has 2 lines"]),

@@ -158,8 +158,9 @@ def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
     loc = tuple(str(part) for part in error.get("loc", ()))
     key = ".".join(loc) or "(top level)"
     if error.get("type") == "extra_forbidden":
-        return key, ("is not a case.yaml key; remove it (allowed: id, description, category, "
-                     "vulnerable, twin, tags, expect; in expect: rule, path, lines, cwe)")
+        return key, (f"(value {error.get('input')!r}) is not a case.yaml key; remove it "
+                     "(allowed: id, description, category, vulnerable, twin, tags, expect; in "
+                     "expect: rule, path, lines, cwe)")
     if error.get("type") == "missing":
         return key, "is required; add it"
     leaf = next((part for part in reversed(loc) if part in _FIX), "")
