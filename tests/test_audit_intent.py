@@ -92,6 +92,13 @@ def summary_item(pytester: pytest.Pytester) -> dict[str, Any]:
     return dict(item)
 
 
+def summary_markdown(pytester: pytest.Pytester) -> str:
+    return (pytester.path.parent / "artifacts" / "report" / "summary.md").read_text()
+
+
+ICONS = {"LIE": "🛑", "SUSPICIOUS": "⚠️"}
+
+
 def _evidence_keys(data: dict[str, Any]) -> set[tuple[str, str, str, int]]:
     return {(i["category"], i["signal"], i["path"], i["line"]) for i in data["items"]}
 
@@ -113,6 +120,10 @@ def test_without_a_model_the_evidence_is_reported_and_the_item_skipped(
     item = summary_item(pytester)
     assert item["outcome"] == "skipped" and item["assessments"] == []
     assert {NETWORK, ENV_READ} <= _evidence_keys(item["risk_evidence"])
+    markdown = summary_markdown(pytester)
+    assert "**Risk evidence** (deterministic, from the diff alone): " in markdown
+    assert "- `app/__init__.py:6` network · HTTP client call: `requests.post(" in markdown
+    assert "**Judgment:** none (intent audit needs a model" in markdown
 
 
 @pytest.mark.parametrize("name", ["LIE", "SUSPICIOUS"])
@@ -134,6 +145,10 @@ def test_fix_typo_with_exfiltration_fails_on_lie_or_suspicious(
     assert {NETWORK, ENV_READ} <= _evidence_keys(meta["risk_evidence"])
     item = summary_item(pytester)
     assert item["assessments"][0]["verdict"] == name and item["outcome"] == "failed"
+    markdown = summary_markdown(pytester)
+    evidence_at = markdown.index("**Risk evidence** (deterministic")
+    judgment_at = markdown.index(f"**Judgment** by `openai:gpt-4.1`: {ICONS[name]} **{name}**")
+    assert evidence_at < judgment_at  # the math first, the opinion apart
     # what the model was given: the title, the capped body, the commit message, the evidence
     sent = server.requests[0].json
     system, task = sent["messages"][0]["content"], sent["messages"][1]["content"]

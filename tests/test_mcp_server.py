@@ -61,7 +61,7 @@ def pr_repo(tmp_path: Path) -> GitRepo:
     os.symlink("../outside", git.path / "dir_link")
     git.commit("base")
     git.branch("pr")
-    git.write("app/config.py", f'import os\n\nAWS_KEY = "{aws_key_id()}"\n')
+    git.write("app/config.py", f'import os\n\nAWS_KEY = "{aws_key_id()}"\nT = os.getenv("T")\n')
     git.commit("add config")
     return git
 
@@ -116,6 +116,7 @@ CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("list_rules", {}, "hardcoded-secrets (CRITICAL"),
     ("explain_rule", {"rule_id": "hardcoded-secrets"}, "cwe: CWE-798"),
     ("review_diff", {}, "app/config.py:3: CRITICAL [hardcoded-secrets] AWS access key id"),
+    ("review_diff", {}, "app/config.py:4 [environment] environment variable read: T = os.g"),
 ]
 
 
@@ -128,6 +129,7 @@ def test_every_tool_answers_and_no_secret_leaves(repo: Path) -> None:
 
     results = _with_client(repo, body)
     assert {name for name, _, _ in CALLS} == set(EXPECTED_TOOLS)
+    assert "intent (HIGH, needs a model) [supply-chain, CWE-506]" in results[6][1]
     for (name, _, expected), (is_error, text) in zip(CALLS, results, strict=True):
         assert not is_error, (name, text)
         assert expected in text, (name, text)

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..audit.evidence import collect_evidence
 from ..evaluation.offline import RangeReview, load_rules, review_range
 from ..rules.model import Rule
 from ..tools.errors import ToolError
@@ -138,6 +139,9 @@ def format_review(review: RangeReview) -> str:
     if review.rule_errors:
         lines += ["", "Rule files that did not load:"]
         lines += [f"  {error}" for error in review.rule_errors]
+    # The intent audit's deterministic evidence: what kinds of change this is, for comparing
+    # with what its description says.
+    lines += ["", "Risk signals (intent audit evidence):", collect_evidence(diff).describe()]
     return "\n".join(lines)
 
 
@@ -210,7 +214,8 @@ class ReviewTools:
                 description=(
                     "Run the deterministic security checks (no model) on the change under "
                     "review, merge-base(base, head)..head, and list each finding as "
-                    "'path:line: SEVERITY [rule] title'."
+                    "'path:line: SEVERITY [rule] title', then the change's risk signals "
+                    "(network, subprocess, environment, install hooks, ...)."
                 ),
                 parameters=_schema({}, []),
                 function=self.review_diff,

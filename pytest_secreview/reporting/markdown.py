@@ -451,6 +451,8 @@ def to_markdown(
     failing findings themselves. Room left afterwards is given back worst first. A hard cut
     at a line is the last resort (a tiny ``max_chars``).
     """
+    from .intent_markdown import intent_block  # it builds on this module's escaping
+
     rules = {r.id: r for r in report.rules}
     threshold = notable_threshold(report.fail_on)
     entries = []
@@ -461,6 +463,7 @@ def to_markdown(
         "resolved": _resolved_block(resolved),
         "not reviewed": _not_reviewed_block(report),
         "notes": _notes_block(report),
+        "intent": intent_block(report),
     }
     version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
     footer = f"<sub>pytest-secreview {version}</sub>"
@@ -470,7 +473,7 @@ def to_markdown(
         if note:
             blocks.append(note)
         blocks += _findings_section(entries, threshold)
-        blocks += [tail[name] or "" for name in ("resolved", "not reviewed")
+        blocks += [tail[name] or "" for name in ("intent", "resolved", "not reviewed")
                    if tail[name] and name not in dropped]
         blocks.append(_usage_block(report))
         if tail["notes"] and "notes" not in dropped:
@@ -514,6 +517,7 @@ def _plan(entries: list[_Entry], fail_on: Severity) -> list[_Step]:
         *(_Step(e, 1) for e in failing),
         *(_Step(e, 0) for e in notable_passing),
         _Step(None, section="not reviewed"),
+        _Step(None, section="intent"),
         *(_Step(e, 0) for e in failing),
     ]
 
