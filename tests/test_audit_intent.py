@@ -65,11 +65,13 @@ def verdict(name: str, summary: str = "", **extra: Any) -> Reply:
         usage={"prompt_tokens": 900, "completion_tokens": 60, "total_tokens": 960}))
 
 
-def run(pytester: pytest.Pytester, server: FakeServer | None, *args: str) -> pytest.RunResult:
+def run(pytester: pytest.Pytester, server: FakeServer | None, *args: str,
+        subprocess: bool = False) -> pytest.RunResult:
     report = pytester.path.parent / "report.json"
     model = ("--secreview-model", "openai:gpt-4.1", "--secreview-api-base", server.url) \
         if server is not None else ()
-    return pytester.runpytest(
+    runner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
+    return runner(
         "--secreview", "--base", "main", "-p", "no:cacheprovider",
         "--secreview-rules", str(INTENT_RULE), *model, "-rsw",
         "--json-report", f"--json-report-file={report}",
@@ -158,6 +160,20 @@ def test_fix_typo_with_exfiltration_fails_on_lie_or_suspicious(
     assert f"--- commit 1 ---\n{TITLE}" in task
     assert "app/__init__.py:6 [network] HTTP client call: requests.post(" in task
     assert [t["function"]["name"] for t in sent["tools"]][-1] == "report_verdict"
+
+
+def test_same_evidence_and_verdict_under_xdist(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    server._responder = lambda _request: verdict("LIE")
+    serial = run(pytester, server, subprocess=True)
+    serial.assert_outcomes(failed=1)
+    first = summary_item(pytester)
+    parallel = run(pytester, server, "-n", "2", subprocess=True)
+    parallel.assert_outcomes(failed=1)
+    second = summary_item(pytester)
+    assert second["risk_evidence"] == first["risk_evidence"]
+    assert [a["verdict"] for a in second["assessments"]] == ["LIE"]
 
 
 def test_suspicious_only_warns_under_the_lie_gate(
