@@ -151,8 +151,9 @@ def test_removed_line_points_at_the_head_location() -> None:
 
 
 def test_matched_secrets_are_redacted() -> None:
-    evidence = _evidence(_patch("app/x.py", [f'AWS_ACCESS_KEY = "{aws_key_id()}"']))
-    assert evidence.items
+    evidence = _evidence(_patch("app/x.py", [f'AWS_ACCESS_KEY_ID = "{aws_key_id()}"']))
+    assert {("environment", "credential name")} < _signals(evidence)
+    assert any(s.startswith("hard-coded secret (") for _, s in _signals(evidence))
     for item in evidence.items:
         assert aws_key_id() not in item.text
     assert aws_key_id() not in str(evidence.to_json())

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diff.model import ChangeKind, Diff, FileDiff, Line
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import find_secrets, redact, strip_control
 from .signals import (
     INSTALL_SCRIPT,
     SIGNALS,
@@ -148,6 +148,10 @@ def _line_signals(file: FileDiff) -> Iterator[EvidenceItem]:
                 if matched is not None:
                     yield EvidenceItem(signal.category, signal.name, path, number,
                                        side, _clip(_context(text, matched)))
+            if side == "added":
+                for secret in find_secrets(text)[:1]:
+                    yield EvidenceItem(Category.ENVIRONMENT, f"hard-coded secret ({secret.kind})",
+                                       path, number, "added", _clip(text))
             if side == "added" and not is_prose(path) and looks_minified(text):
                 yield EvidenceItem(Category.OBFUSCATION, "minified or packed code", path, number,
                                    "added", _clip(text))

@@ -136,7 +136,7 @@ SIGNALS: tuple[Signal, ...] = (
             r"\bSystem\.getenv\s*\(|\bos\.Getenv\s*\(|\bENV\s*\[|\benv::var\s*\("),
     _signal(ENV, "credential name",
             r"(?i)\b\w*(secret|passw(or)?d|passwd|api_?key|private_?key|credentials?|"
-            r"access_?key|auth_?token|access_?token|_token)\b"),
+            r"access_?key(_?id)?|auth_?token|access_?token|_token)\b"),
     _signal(ENV, "secrets in CI", r"\$\{\{\s*secrets\.|\bGITHUB_TOKEN\b|\bACTIONS_\w*TOKEN\b",
             code_only=False),
     # -- crypto ----------------------------------------------------------------------------
