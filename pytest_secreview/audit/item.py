@@ -20,7 +20,7 @@ from ..errors import EvaluationError
 from ..rules.model import Rule
 from ..severity import one_line
 from .evidence import RiskEvidence, collect_evidence
-from .verdict import DEFAULT_GATE, Assessment, Decision, decide
+from .verdict import DEFAULT_GATE, Assessment, Decision, IntentGate, decide
 
 if TYPE_CHECKING:
     from ..state import ReviewState
@@ -106,7 +106,7 @@ class IntentItem(pytest.Item):
                                             review.diff.head_sha)
         statement = Statement.build(pr.title, pr.body, messages, omitted)
         assessment = self.assessment = assess_intent(reviewer, self.rule, evidence, statement)
-        gate = getattr(review.settings, "intent_gate", DEFAULT_GATE)
+        gate: IntentGate = "lie" if review.settings.intent_gate == "lie" else DEFAULT_GATE
         self.decision = decide(assessment.verdict, gate)
         error = assessment.error or (
             "the model answered ERROR: it could not judge the change"

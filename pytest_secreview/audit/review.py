@@ -16,6 +16,7 @@ from ..diff.model import Diff
 from ..errors import SecreviewError
 from ..evaluation.agent import FinalTool, ReviewRequest
 from ..evaluation.prompt import new_boundary
+from ..evaluation.prompt import render as _fill  # one pass: inserted text is not re-scanned
 from ..evaluation.review import ModelReviewer
 from ..evaluation.text_calls import parse_text_calls
 from ..rules.model import Rule
@@ -88,13 +89,6 @@ def diff_stat(diff: Diff, limit: int = 200) -> str:
     if len(diff.files) > limit:
         lines.append(f"- [{len(diff.files) - limit} more file(s)]")
     return "\n".join(lines) or "- none"
-
-
-def _fill(template: str, **values: str) -> str:
-    # One pass, like evaluation.prompt.render: inserted text is never scanned again.
-    from ..evaluation.prompt import render
-
-    return render(template, **values)
 
 
 def assess_intent(
