@@ -132,6 +132,10 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("on-error", "what an infrastructure failure (provider outage, budget spent, "
                "no verdict) becomes: error (default) or skip",
                parse=_choice("error", "skip"), default="error", metavar="{error,skip}"),
+    OptionSpec("intent-gate", "which intent-audit verdicts fail the item: suspicious "
+               "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
+               parse=_choice("suspicious", "lie"), default="suspicious",
+               metavar="{suspicious,lie}"),
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only",
                metavar="MODEL"),
@@ -225,6 +229,7 @@ class Settings:
     rules_from: str = "base"
     fail_on: Severity = Severity.CRITICAL
     on_error: str = "error"
+    intent_gate: str = "suspicious"
     model: str | None = None
     fallback_model: str | None = None
     max_turns: int = 10

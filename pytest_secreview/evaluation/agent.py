@@ -64,7 +64,24 @@ class CapReachedError(NoVerdictError):
 
 TOOL_CAP_REACHED = (
     "error: the tool-call budget of this review is spent (--secreview-max-tool-calls {cap}); "
-    "no more tools will run. Call report_findings now with what you have found."
+    "no more tools will run. Call {final} now with what you have found."
+)
+
+
+@dataclass(frozen=True)
+class FinalTool:
+    """The tool that ends a review: its declaration, the example arguments shown in the text
+    protocols (prompt-based and single-shot), and how a single-shot answer's call is found."""
+
+    spec: ToolSpec
+    example_args: str
+    single_shot_args: str
+    parse_answer: Callable[[str], dict[str, Any] | None]
+
+
+#: The security review's verdict tool (the intent audit brings its own ``report_verdict``).
+FINDINGS_TOOL = FinalTool(
+    REPORT_FINDINGS, '{"findings": []}', '{"findings": [...]}', parse_findings_answer
 )
 
 
@@ -82,6 +99,7 @@ class ReviewRequest:
     max_output_tokens: int
     temperature: float | None
     transcript: list[dict[str, Any]] = field(default_factory=list)
+    final: FinalTool = FINDINGS_TOOL
     max_tool_calls: int | None = None  # repository tool calls over the whole review
     max_tokens: int | None = None  # input + output tokens over the whole review
 
@@ -121,7 +139,7 @@ class _Run:
         self.tool_specs = [
             ToolSpec(s["name"], s["description"], s["parameters"])
             for s in request.registry.specs()
-        ] + [REPORT_FINDINGS]
+        ] + [request.final.spec]
 
     # -- model calls ----------------------------------------------------------------------
 
@@ -131,7 +149,7 @@ class _Run:
         if self.turns >= self.request.max_turns:
             raise NoVerdictError(
                 f"no verdict within {self.request.max_turns} turns (--secreview-max-turns): "
-                "the model never called report_findings with valid arguments"
+                f"the model never called {self.request.final.spec.name} with valid arguments"
             )
         cap = self.request.max_tokens
         spent = self.usage.tokens.input_tokens + self.usage.tokens.output_tokens
@@ -217,7 +235,9 @@ class _Run:
         self.usage.mode = "prompt"
         specs = [{"name": s.name, "description": s.description, "parameters": s.parameters}
                  for s in self.tool_specs]
-        system = self.request.system + "\n\n" + prompt_tools_instructions(specs)
+        final = self.request.final
+        system = self.request.system + "\n\n" + prompt_tools_instructions(
+            specs, final.spec.name, final.example_args)
         messages: list[Message] = [Message.user(self.request.task)]
         first = True
         while True:
@@ -252,14 +272,16 @@ class _Run:
     def _single_shot(self) -> list[Finding]:
         self.usage.mode = "single-shot"
         context = self.request.single_shot_context()
-        prompt = self.request.task + "\n\n" + single_shot_prompt(context, self.request.boundary)
+        final = self.request.final
+        prompt = self.request.task + "\n\n" + single_shot_prompt(
+            context, self.request.boundary, final.spec.name, final.single_shot_args)
         messages: list[Message] = [Message.user(prompt)]
         for _attempt in range(2):
             response = self._complete(self.request.system, messages, None)
             self._log_response(response)
-            args = parse_findings_answer(response.text)
+            args = final.parse_answer(response.text)
             if args is None:
-                problem = "no report_findings call found in the answer"
+                problem = f"no {final.spec.name} call found in the answer"
             else:
                 try:
                     return self.request.validate(args)
@@ -267,7 +289,7 @@ class _Run:
                     problem = str(exc)
             messages += [Message("assistant", (TextPart(response.text or "..."),)),
                          Message.user(f"{problem}. Answer again with exactly one "
-                                      "<tool_call> block calling report_findings.")]
+                                      f"<tool_call> block calling {final.spec.name}.")]
         raise NoVerdictError(
             "no valid verdict from the single-shot review (the last fallback after native and "
             "prompt-based tool calls)"
@@ -294,11 +316,12 @@ class _Run:
                 return ToolResultPart(call.id, call.name or "unknown",
                                       f"error: arguments not understood: {call.arguments_error}",
                                       is_error=True)
-            if call.name == REPORT_FINDINGS.name:
+            if call.name == self.request.final.spec.name:
                 return None  # judged after the pool, in the order the model wrote the calls
             if call.id not in allowed:
                 return ToolResultPart(call.id, call.name, TOOL_CAP_REACHED.format(
-                    cap=self.request.max_tool_calls), is_error=True)
+                    cap=self.request.max_tool_calls, final=self.request.final.spec.name),
+                    is_error=True)
             result = self.request.registry.call(call.name, call.args)
             content = (
                 f"<<<UNTRUSTED {self.request.boundary}\n{result.text}\n"
@@ -312,7 +335,7 @@ class _Run:
         for call, result in zip(calls, results, strict=True):
             self.request.transcript.append({
                 "turn": self.turns, "tool": call.name,
-                "args": call.args if call.name != REPORT_FINDINGS.name else "(findings)",
+                "args": call.args if call.name != self.request.final.spec.name else "(verdict)",
                 "error": result.is_error, "chars": len(result.content),
             })
         return results
@@ -322,12 +345,12 @@ class _Run:
 
         Calls past the cap are refused with a message telling the model to report; a model
         that asks for tools again after that ends the review (:class:`CapReachedError`)."""
-        wanted = [c for c in calls if c.name != REPORT_FINDINGS.name and not c.arguments_error]
+        final = self.request.final.spec.name
+        wanted = [c for c in calls if c.name != final and not c.arguments_error]
         cap = self.request.max_tool_calls
         if cap is None:
             return {c.id for c in wanted}
-        if wanted and self.refused_after_cap and not any(
-                c.name == REPORT_FINDINGS.name for c in calls):
+        if wanted and self.refused_after_cap and not any(c.name == final for c in calls):
             raise CapReachedError(
                 f"no verdict within the tool-call cap ({cap}, --secreview-max-tool-calls): "
                 "the model kept calling tools after it was told to report"
@@ -342,7 +365,8 @@ class _Run:
         return {c.id for c in allowed}
 
     def _nudge(self, response: ModelResponse) -> str:
-        return CUT_OFF if response.finish_reason is FinishReason.MAX_TOKENS else NUDGE
+        text = CUT_OFF if response.finish_reason is FinishReason.MAX_TOKENS else NUDGE
+        return text.replace("report_findings", self.request.final.spec.name)
 
     def _log(self, event: str, detail: str) -> None:
         self.request.transcript.append({"turn": self.turns, "event": event, "detail": detail})

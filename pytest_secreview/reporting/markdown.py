@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..severity import Severity, worst_first
+from .intent_markdown import intent_block
 from .markdown_fit import Entry, hard_cut, shorten
 from .markdown_text import (
     DEFAULT_FULL_REPORT,
@@ -202,6 +203,7 @@ def to_markdown(
         "resolved": _resolved_block(resolved),
         "not reviewed": _not_reviewed_block(report),
         "notes": _notes_block(report),
+        "intent": intent_block(report),
     }
     version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
     footer = f"<sub>pytest-secreview {version}</sub>"
@@ -211,7 +213,7 @@ def to_markdown(
         if note:
             blocks.append(note)
         blocks += _findings_section(entries, threshold)
-        blocks += [tail[name] or "" for name in ("resolved", "not reviewed")
+        blocks += [tail[name] or "" for name in ("intent", "resolved", "not reviewed")
                    if tail[name] and name not in dropped]
         blocks.append(_usage_block(report))
         if tail["notes"] and "notes" not in dropped:

@@ -72,6 +72,7 @@ def _plan(entries: list[Entry], fail_on: Severity) -> list[_Step]:
         *(_Step(e, 1) for e in failing),
         *(_Step(e, 0) for e in notable_passing),
         _Step(None, section="not reviewed"),
+        _Step(None, section="intent"),
         *(_Step(e, 0) for e in failing),
     ]
 

@@ -33,6 +33,8 @@ class ItemResult:
     cached: bool = False
     artifact: dict[str, Any] | None = None
     duration: float = 0.0  # seconds over every phase
+    risk_evidence: dict[str, Any] | None = None  # the intent audit's, apart from judgment
+    assessments: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(eq=False)  # registered as a pluggy plugin, which must be hashable
@@ -64,6 +66,9 @@ class Summary:
             result.usage = json.loads(props.get("secreview_usage", "{}"))
             result.mode = props.get("secreview_mode")
             result.cached = props.get("secreview_cached") == "true"
+        if "secreview_risk_evidence" in props:
+            result.risk_evidence = json.loads(props["secreview_risk_evidence"])
+            result.assessments = json.loads(props.get("secreview_assessments", "[]"))
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)
