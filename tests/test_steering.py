@@ -74,9 +74,10 @@ def _trusted_and_attacker(servers: FakeServers) -> tuple[FakeServer, FakeServer]
     return servers.start(no_findings), servers.start(no_findings)
 
 
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
 def test_addopts_cannot_send_the_api_key_to_another_server(
     pytester: pytest.Pytester, review_repo: Build, servers: FakeServers,
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...],
 ) -> None:
     trusted, attacker = _trusted_and_attacker(servers)
     review_repo(rules={"creds": RULE},
@@ -84,7 +85,7 @@ def test_addopts_cannot_send_the_api_key_to_another_server(
                     "db.py": "cur.execute(q)\n"})
     monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "trusted" * 4)
     monkeypatch.setenv("SECREVIEW_API_BASE", trusted.url)
-    result = run(pytester, "--secreview-model", "openai:test")
+    result = run(pytester, "--secreview-model", "openai:test", *workers)
     result.assert_outcomes(passed=1)
     assert attacker.requests == [], "the credential must never reach the PR's server"
     assert len(trusted.requests) == 1
@@ -168,6 +169,16 @@ def test_selection_in_the_prs_addopts_stops_the_run(
     assert "pytest.ini in this pull request adds" in err
     assert "`secreview` command" in err
     assert "nothing to review" not in result.stdout.str()
+
+
+def test_a_pr_that_unloads_the_plugin_turns_the_run_red(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"creds": RULE},
+                pr={"pytest.ini": "[pytest]\naddopts = -p no:secreview\n",
+                    "conf.py": f"K = '{aws_key_id()}'\n"})
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # --secreview is no longer known
 
 
 def test_selection_from_the_base_or_the_command_line_is_the_jobs(
