@@ -149,10 +149,15 @@ def _config_notes(
         ignored = (f"; {', '.join(gated)} there were not used (gate settings come only from "
                    "the job's command line, the environment or the base revision)"
                    if gated else "")
+        given = " ".join(head_addopts)
+        given = given if len(given) <= _SHOWN else given[:_SHOWN] + "..."  # the PR's text
         notes.append(f"{shown}: this pull request changes addopts (pytest's options) to "
-                     f"{' '.join(head_addopts)!r}{ignored}")
+                     f"{given!r}{ignored}")
     return notes
 
+
+#: Characters of the pull request's addopts quoted in a note.
+_SHOWN = 200
 
 _GATE_FLAGS = frozenset(flag for spec in SPECS if spec.gate
                         for flag in (spec.cli, *spec.aliases))
