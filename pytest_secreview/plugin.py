@@ -145,20 +145,34 @@ def pytest_collection_modifyitems(
                 ))
 
 
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items and _enabled(items[0].config):
+        from .state import REVIEW_KEY
+        from .steering import count_review_items
+
+        review = items[0].config.stash.get(REVIEW_KEY, None)
+        if review is not None:
+            review.deselected += count_review_items(items)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    # An empty diff, or one no rule applies to, is "nothing to review": success, not 5.
+    # An empty diff, or one no rule applies to, is "nothing to review": success, not 5. A run
+    # whose selection options (-k, -m...) removed review items is not: it keeps pytest's 5.
     config = session.config
     if not _enabled(config):
         return
-    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and session.testscollected == 0:
+    from .state import REVIEW_KEY
+
+    review = config.stash.get(REVIEW_KEY, None)
+    selected_away = review is not None and bool(review.deselected or review.selection)
+    if (exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and session.testscollected == 0
+            and not selected_away):
         session.exitstatus = pytest.ExitCode.OK
     # Only the controller writes files and posts comments; --collect-only reviews nothing.
     if not hasattr(config, "workerinput") and not config.option.collectonly:
         from .reporting.outputs import deliver
-        from .state import REVIEW_KEY
 
-        review = config.stash.get(REVIEW_KEY, None)
         if review is not None:
             _report, lines = deliver(review, config.stash[_SUMMARY])
             config.stash[_OUTPUT_LINES] = lines

@@ -4,7 +4,7 @@ diff (computed once per process), the rule files and per-item metadata."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -16,12 +16,12 @@ from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
-from .options import Settings, ini_values, load_settings
+from .options import Settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
 from .rules.parse import parse_rule
-from .trust import ini_at_revision, normalise, tracked_under
+from .trust import tracked_under
 
 
 @dataclass
@@ -37,6 +37,11 @@ class ReviewState:
     rule_files: RuleFiles
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
     agent: AgentReview | None = None
+    #: What the pull request changed in pytest's own configuration (shown first).
+    warnings: list[str] = field(default_factory=list)
+    #: Selection options the job gave (-k, -m, --deselect...) and review items they removed.
+    selection: dict[str, Any] = field(default_factory=dict)
+    deselected: int = 0
 
     @cached_property
     def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
@@ -80,12 +85,19 @@ def start_review(
 
     Raises ``pytest.UsageError`` with an actionable message for every bad input.
     """
+    from . import steering
+
     invocation = config.invocation_params.dir
     notes: list[str] = []
     try:
         repo, base_ref, diff = prefetch.result()
-        settings = trusted_settings(config, settings, repo, diff.base_sha, notes)
-        notes.extend(conftest_notes(diff))
+        settings, command_line = steering.trusted_settings(config, settings, repo,
+                                                           diff.base_sha, notes)
+        exposed = steering.exposure(steering.touched(diff),
+                                    steering.hardening_of(config, repo, os.environ))
+        steering.warn_exposure(config, exposed)
+        warnings = [*(e.text for e in exposed), *notes]
+        notes = list(warnings)
         rule_files = find_rule_files(
             settings.rules, repo, settings.rules_from, diff.base_sha, invocation
         )
@@ -105,44 +117,9 @@ def start_review(
         prepared=PreparedDiff(diff.files),
         rule_files=rule_files,
         agent=agent,
+        warnings=warnings,
+        selection=command_line.selection(),
     )
-
-
-def trusted_settings(
-    config: pytest.Config, settings: Settings, repo: Path, base_sha: str, notes: list[str]
-) -> Settings:
-    """``settings`` with the ``secreview_*`` ini keys as they are at the base revision, when
-    the pull request changed them (see :mod:`pytest_secreview.trust`); a note says which."""
-    inipath = config.inipath
-    base = ini_at_revision(repo, base_sha, inipath)
-    if base is None or inipath is None:
-        return settings  # no ini file, or one the CI job provides from outside the checkout
-    head = {k: v for k, v in ini_values(config).items() if v not in (None, "", [])}
-    changed = sorted(k for k in set(head) | set(base)
-                     if normalise(head.get(k)) != normalise(base.get(k)))
-    if not changed:
-        return settings
-    trusted = load_settings(config, ini_override=base)
-    trusted = replace(trusted, enabled=settings.enabled)
-    if trusted.rules_from == "head":  # the base itself says head is trusted
-        return settings
-    notes.append(
-        f"{inipath.name}: this pull request changes {', '.join(changed)}; the base revision's "
-        "values were used (the review's own configuration comes from the base, like its rules)"
-    )
-    return trusted
-
-
-def conftest_notes(diff: Diff) -> list[str]:
-    """A note when the pull request changes conftest.py files: pytest imported them, and
-    hooks there (``pytest_secreview_filter_finding``) can change what the review reports."""
-    changed = sorted(f.path for f in diff.files
-                     if f.path.rsplit("/", 1)[-1] == "conftest.py")
-    if not changed:
-        return []
-    return [f"this pull request changes {', '.join(changed)}: pytest imported them, and hooks "
-            "there can change what this review reports; on untrusted code run the review with "
-            "--noconftest -c /dev/null (see README, 'Running on pull requests from forks')"]
 
 
 def _cache_dir(config: pytest.Config, settings: Settings, repo: Path, head_sha: str,

@@ -194,3 +194,16 @@ def test_merge_command_refuses_a_directory_without_reports(tmp_path: Path,
 
     assert report_command.main(["--merge", str(tmp_path)], env={}) == 2
     assert "no summary.json found" in capsys.readouterr().err
+
+
+def test_the_hardened_command_shards_too(pytester: pytest.Pytester, project: ReviewRepo) -> None:
+    from tests.test_cli import secreview
+
+    seen: list[str] = []
+    for group in ("1", "2"):
+        out = pytester.path / "out" / f"cmd-{group}"
+        done = secreview(pytester.path, "--base", "main", "--secreview-rules", "secreview/rules",
+                         "--splits", "2", "--group", group, f"--secreview-artifacts={out}")
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        seen += [i.nodeid for i in load_report(out / "report" / "summary.json").items]
+    assert sorted(seen) == sorted(set(seen)) and len(seen) == 14

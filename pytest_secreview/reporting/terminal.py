@@ -19,6 +19,9 @@ def write_summary(
 ) -> None:
     """Write the ``secreview`` section of pytest's terminal summary."""
     tr.section("secreview", sep="=", bold=True)
+    # What the pull request changed in pytest's own configuration comes first.
+    for warning in review.warnings:
+        tr.line(f"WARNING: {one_line(warning)}", red=True, bold=True)
     diff = review.diff
     files = diff.files
     tr.line(
@@ -83,6 +86,11 @@ def write_summary(
     for line in outputs:
         tr.line(one_line(line))
     for note in review.rule_files.notes:
-        tr.line(f"note: {note}", yellow=True)
-    if not summary.items and not tr.stats.get("error"):
+        if note not in review.warnings:
+            tr.line(f"note: {note}", yellow=True)
+    if review.deselected or (review.selection and not summary.items):
+        given = " ".join(f"{k}={v!r}" for k, v in sorted(review.selection.items()))
+        tr.line(f"{review.deselected} review item(s) deselected ({given or 'selection options'})"
+                ": they were not reviewed", yellow=True, bold=True)
+    elif not summary.items and not tr.stats.get("error"):
         tr.line("nothing to review: no rule matched the changes in this range", green=True)
