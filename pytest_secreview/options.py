@@ -76,6 +76,16 @@ def _severity(value: str) -> Severity:
     return Severity.parse(value)
 
 
+def _semgrep_config(value: str) -> Path:
+    from .scanners.semgrep import refuse_remote
+
+    path = Path(refuse_remote(value)).expanduser()
+    if not path.exists():
+        raise ValueError("no such file or directory; name a local semgrep rule file (.yml) or "
+                         "a directory of them")
+    return path.resolve()
+
+
 def _flag(value: str) -> bool:
     lowered = value.strip().lower()
     if lowered in {"1", "true", "yes", "on"}:
@@ -127,6 +137,9 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("rules-from", "read rule files that live in the repository from the base "
                "revision (default, a pull request cannot weaken them) or from head",
                parse=_choice("base", "head"), default="base", metavar="{base,head}"),
+    OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
+               "scanner-semgrep rule; repeatable. Registry configs (auto, p/...) are refused: "
+               "semgrep runs offline", parse=_semgrep_config, multiple=True, metavar="PATH"),
     OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,
                default=Severity.CRITICAL, metavar="{critical,high,medium,low,info}"),
     OptionSpec("on-error", "what an infrastructure failure (provider outage, budget spent, "
@@ -217,6 +230,7 @@ class Settings:
     head: str = "HEAD"
     rules: tuple[str, ...] = ()
     rules_from: str = "base"
+    semgrep_config: tuple[Path, ...] = ()
     fail_on: Severity = Severity.CRITICAL
     on_error: str = "error"
     model: str | None = None

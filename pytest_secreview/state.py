@@ -21,6 +21,7 @@ from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff
 from .rules.model import Rule
 from .rules.parse import parse_rule
+from .scanners.session import ScannerSession
 from .trust import ini_at_revision, normalise, tracked_under
 
 if TYPE_CHECKING:
@@ -40,6 +41,16 @@ class ReviewState:
     rule_files: RuleFiles
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
     agent: AgentReview | None = None
+    session_dir: Path | None = None  # shared by the xdist controller and its workers
+
+    @cached_property
+    def scanners(self) -> ScannerSession:
+        """The external scanners of ``scanner:`` rules, run once per session."""
+        return ScannerSession(
+            repo=self.repo, head_sha=self.diff.head_sha, base_sha=self.diff.base_sha,
+            targets=lambda rule: [t.file.path for t in self.prepared.targets(rule)],
+            shared_dir=self.session_dir, semgrep_configs=self.settings.semgrep_config,
+        )
 
     @cached_property
     def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
@@ -66,7 +77,7 @@ class ReviewState:
             )
             return verdict is not False
 
-        return evaluate(item.target, self.agent, keep)
+        return evaluate(item.target, self.agent, keep, self.scanners)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
@@ -107,6 +118,7 @@ def start_review(
         prepared=PreparedDiff(diff.files),
         rule_files=rule_files,
         agent=agent,
+        session_dir=session_dir,
     )
 
 

@@ -32,18 +32,18 @@ from .rulecases import (
     CASES_DIR,
     PLACEHOLDERS,
     ROOT,
-    RULES_DIR,
     Case,
     git_patch,
     load_cases,
     load_rules,
     modified_file,
+    pack_rule_files,
     parse_case_text,
     rules_by_id,
     substitute,
 )
 
-RULE_FILES = sorted(RULES_DIR.glob("*.md"))
+RULE_FILES = pack_rule_files()
 RULE_IDS = [path.stem for path in RULE_FILES]
 CASES = load_cases()
 OWN_CASES = [case for case in CASES if case.rule_dir != BENIGN_DIR]

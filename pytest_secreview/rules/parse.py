@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import RuleError
-from .model import Detect, Rule, RuleFrontmatter, content_sha, split_body
+from .model import Detect, Rule, RuleFrontmatter, ScannerUse, content_sha, split_body
 from .regex import SafePattern
 
 
@@ -112,6 +112,8 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         comment_template=template,
         model=front.model,
         max_turns=front.max_turns,
+        scanner=(ScannerUse(front.scanner.name, tuple(front.scanner.args))
+                 if front.scanner is not None else None),
     )
 
 
