@@ -69,6 +69,14 @@ EVAL_RULE = textwrap.dedent("""\
         metadata:
           cwe: ["CWE-95: Improper Neutralization of Directives in Dynamically Evaluated Code"]
           confidence: HIGH
+      - id: no-os-system
+        pattern: os.system(...)
+        message: shell command
+        languages: [python]
+        severity: WARNING
+        metadata:
+          cwe: "CWE-78: OS Command Injection"
+          confidence: LOW
     """)
 
 
@@ -219,15 +227,19 @@ def test_semgrep_runs_the_teams_local_rule_file(pytester: pytest.Pytester,
     config = tmp_path / "team-rules.yml"  # outside the repository: used as it is
     config.write_text(EVAL_RULE)
     review_repo(base={"app.py": "def legacy(expr):\n    return eval(expr)\n"},
-                pr={"app.py": SEMGREP_PR})
+                pr={"app.py": SEMGREP_PR + "\n\ndef run(os, cmd):\n    os.system(cmd)\n"})
     result, items = review(pytester, "--secreview-rules", SEMGREP_RULE,
                            f"--secreview-semgrep-config={config}", "--secreview-fail-on=high")
     result.assert_outcomes(failed=1)
-    (finding,) = findings_of(items)
-    assert finding["line"] == 6 and finding["source"] == "scanner:semgrep"
-    assert finding["rule"] == "scanner-semgrep" and finding["cwe"] == "CWE-95"
-    assert finding["severity"] == "HIGH" and finding["confidence"] == 0.9
-    assert finding["title"] == "no-eval: eval of a value from the request"
+    by_line = {f["line"]: f for f in findings_of(items)}
+    assert sorted(by_line) == [6, 10]  # not line 2: eval there is unchanged
+    found = by_line[6]
+    assert found["source"] == "scanner:semgrep" and found["rule"] == "scanner-semgrep"
+    assert found["title"] == "no-eval: eval of a value from the request"
+    assert (found["severity"], found["confidence"], found["cwe"]) == ("HIGH", 0.9, "CWE-95")
+    warning = by_line[10]
+    assert (warning["severity"], warning["confidence"], warning["cwe"]) == ("MEDIUM", 0.3,
+                                                                            "CWE-78")
 
 
 @needs_semgrep
