@@ -47,7 +47,9 @@ class ReviewState:
     def scanners(self) -> ScannerSession:
         """The external scanners of ``scanner:`` rules, run once per session."""
         return ScannerSession(
-            repo=self.repo, head_sha=self.diff.head_sha, base_sha=self.diff.base_sha,
+            repo=self.repo, head_sha=self.diff.head_sha,
+            # Semgrep configs in the repository are trusted like its rules (--secreview-rules-from).
+            base_sha=self.diff.base_sha if self.settings.rules_from == "base" else None,
             targets=lambda rule: [t.file.path for t in self.prepared.targets(rule)],
             shared_dir=self.session_dir, semgrep_configs=self.settings.semgrep_config,
         )

@@ -243,15 +243,18 @@ def test_semgrep_runs_the_teams_local_rule_file(pytester: pytest.Pytester,
 
 
 @needs_semgrep
+@pytest.mark.parametrize(("rules_from", "lines"), [("base", [2, 6]), ("head", [])])
 def test_semgrep_config_in_the_repository_is_read_from_the_base_revision(
-    pytester: pytest.Pytester, review_repo: Build
+    pytester: pytest.Pytester, review_repo: Build, rules_from: str, lines: list[int]
 ) -> None:
     weakened = EVAL_RULE.replace("pattern: eval(...)", "pattern: never_called_anywhere(...)")
     repo = review_repo(base={"app.py": "x = 1\n", ".semgrep/rules.yml": EVAL_RULE},
                        pr={"app.py": SEMGREP_PR, ".semgrep/rules.yml": weakened})
     _result, items = review(pytester, "--secreview-rules", SEMGREP_RULE,
-                            f"--secreview-semgrep-config={repo.path / '.semgrep'}")
-    assert [f["line"] for f in findings_of(items) if f["path"] == "app.py"] == [2, 6]
+                            f"--secreview-semgrep-config={repo.path / '.semgrep'}",
+                            f"--secreview-rules-from={rules_from}")
+    # With rules from head (trusted branches only), the pull request's weakened rule is used.
+    assert [f["line"] for f in findings_of(items) if f["path"] == "app.py"] == lines
 
 
 def test_semgrep_without_a_config_is_skipped_with_the_reason(pytester: pytest.Pytester,
