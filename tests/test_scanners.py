@@ -257,6 +257,17 @@ def test_semgrep_config_in_the_repository_is_read_from_the_base_revision(
     assert [f["line"] for f in findings_of(items) if f["path"] == "app.py"] == lines
 
 
+@needs_semgrep
+def test_a_semgrep_config_the_pull_request_adds_is_not_used(pytester: pytest.Pytester,
+                                                             review_repo: Build) -> None:
+    repo = review_repo(base={"app.py": "x = 1\n"},
+                       pr={"app.py": SEMGREP_PR, ".semgrep/rules.yml": "rules: []\n"})
+    result, _items = review(pytester, "--secreview-rules", SEMGREP_RULE, "-rs",
+                            f"--secreview-semgrep-config={repo.path / '.semgrep'}")
+    result.assert_outcomes(skipped=2)  # app.py and the config file itself
+    assert "rule files this pull request adds are used once it is merged" in result.stdout.str()
+
+
 def test_semgrep_without_a_config_is_skipped_with_the_reason(pytester: pytest.Pytester,
                                                              review_repo: Build) -> None:
     review_repo(base={"app.py": "x = 1\n"}, pr={"app.py": SEMGREP_PR})

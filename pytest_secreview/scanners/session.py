@@ -140,8 +140,10 @@ class ScannerSession:
             home.mkdir()
             configs = self._configs(scratch / "configs") if adapter.name == "semgrep" else []
             if adapter.name == "semgrep" and not configs:
-                return {"unavailable": "none of the semgrep configs exists at the base "
-                        "revision; rule files a pull request adds are used once merged"}
+                names = ", ".join(str(c) for c in self.semgrep_configs)
+                return {"unavailable": f"no semgrep rule file (.yml, .yaml, .json) in {names}; "
+                        "configs inside the repository are read from the base revision, so "
+                        "rule files this pull request adds are used once it is merged"}
             written, skipped = materialise(GitTree(self.repo, self.head_sha), paths, workdir)
             if written:
                 output = adapter.scan(workdir, home, written, rule.scanner.args, configs,
@@ -170,9 +172,11 @@ class ScannerSession:
             except ValueError:
                 rel = None
             if rel is None or self.base_sha is None:
-                configs += sorted(p for p in config.rglob("*") if p.is_file()
-                                  and p.suffix in _CONFIG_SUFFIXES) if config.is_dir() \
-                    else [config]
+                if config.is_dir():
+                    configs += sorted(p for p in config.rglob("*")
+                                      if p.is_file() and p.suffix in _CONFIG_SUFFIXES)
+                else:
+                    configs.append(config)
                 continue
             blobs = _read_from_revision(self.repo, self.base_sha, rel, _CONFIG_SUFFIXES)
             for name, raw in sorted(blobs.items()):
