@@ -77,6 +77,16 @@ def _severity(value: str) -> Severity:
     return Severity.parse(value)
 
 
+def _semgrep_config(value: str) -> Path:
+    from .scanners.semgrep import refuse_remote
+
+    path = Path(refuse_remote(value)).expanduser()
+    if not path.exists():
+        raise ValueError("no such file or directory; name a local semgrep rule file (.yml) or "
+                         "a directory of them")
+    return path.resolve()
+
+
 def _flag(value: str) -> bool:
     lowered = value.strip().lower()
     if lowered in {"1", "true", "yes", "on"}:
@@ -134,6 +144,10 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("rules-from", "read rule files that live in the repository from the base "
                "revision (default, a pull request cannot weaken them) or from head",
                parse=_choice("base", "head"), default="base", metavar="{base,head}",
+               gate=True),
+    OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
+               "scanner-semgrep rule; repeatable. Registry configs (auto, p/...) are refused: "
+               "semgrep runs offline", parse=_semgrep_config, multiple=True, metavar="PATH",
                gate=True),
     OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,
                default=Severity.CRITICAL, metavar="{critical,high,medium,low,info}",
@@ -237,6 +251,7 @@ class Settings:
     head: str = "HEAD"
     rules: tuple[str, ...] = ()
     rules_from: str = "base"
+    semgrep_config: tuple[Path, ...] = ()
     fail_on: Severity = Severity.CRITICAL
     on_error: str = "error"
     intent_gate: str = "suspicious"

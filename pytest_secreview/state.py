@@ -21,6 +21,7 @@ from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
 from .rules.parse import parse_rule
+from .scanners.session import ScannerSession
 from .trust import tracked_under
 
 
@@ -42,6 +43,18 @@ class ReviewState:
     #: Selection options the job gave (-k, -m, --deselect...) and review items they removed.
     selection: dict[str, Any] = field(default_factory=dict)
     deselected: int = 0
+    session_dir: Path | None = None  # shared by the xdist controller and its workers
+
+    @cached_property
+    def scanners(self) -> ScannerSession:
+        """The external scanners of ``scanner:`` rules, run once per session."""
+        return ScannerSession(
+            repo=self.repo, head_sha=self.diff.head_sha,
+            # Semgrep configs in the repository are trusted like its rules (--secreview-rules-from).
+            base_sha=self.diff.base_sha if self.settings.rules_from == "base" else None,
+            targets=lambda rule: [t.file.path for t in self.prepared.targets(rule)],
+            shared_dir=self.session_dir, semgrep_configs=self.settings.semgrep_config,
+        )
 
     @cached_property
     def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
@@ -69,7 +82,7 @@ class ReviewState:
             )
             return verdict is not False
 
-        return evaluate(target, self.agent, keep)
+        return evaluate(target, self.agent, keep, self.scanners)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
@@ -119,6 +132,7 @@ def start_review(
         agent=agent,
         warnings=warnings,
         selection=command_line.selection(),
+        session_dir=session_dir,
     )
 
 

@@ -32,21 +32,18 @@ from .rulecases import (
     CASES_DIR,
     PLACEHOLDERS,
     ROOT,
-    RULES_DIR,
     Case,
     git_patch,
     load_cases,
     load_rules,
     modified_file,
+    pack_rule_files,
     parse_case_text,
     rules_by_id,
     substitute,
 )
 
-#: Pull-request-scoped rules (the intent audit) make one item per change, not per file, and
-#: have no per-file cases; tests/test_audit_intent.py tests them.
-PR_SCOPED = {"intent"}
-RULE_FILES = sorted(p for p in RULES_DIR.glob("*.md") if p.stem not in PR_SCOPED)
+RULE_FILES = pack_rule_files()
 RULE_IDS = [path.stem for path in RULE_FILES]
 CASES = load_cases()
 OWN_CASES = [case for case in CASES if case.rule_dir != BENIGN_DIR]

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import EvaluationError
 from ..rules.matcher import Target
+from ..scanners.session import ScannerSession, scan_target
 from .deterministic import run_detect
 from .findings import Finding
 
@@ -55,9 +56,15 @@ def evaluate(
     target: Target,
     agent: AgentReview | None,
     keep: Callable[[Finding], bool] = lambda f: True,
+    scanners: ScannerSession | None = None,
 ) -> Evaluation:
-    """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook)."""
+    """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
+    ``scanners`` runs a rule's ``scanner:`` (once per session)."""
     deterministic = run_detect(target.rule, target.file)
+    scan = None
+    if target.rule.scanner is not None:  # an external scanner's findings are deterministic too
+        scan = scan_target(target, scanners, [f for f in deterministic if keep(f)])
+        deterministic = [*deterministic, *scan.findings]
     findings = list(deterministic)
     mode = "deterministic"
     usage: dict[str, Any] = {}
@@ -80,6 +87,10 @@ def evaluate(
             mode, usage, transcript = output.mode, output.usage, output.transcript
             sent, cached = output.sent, output.cached
             not_reviewed = output.not_reviewed
+    if scan is not None:
+        usage = {**usage, "scanner": scan.info}
+        if scan.note:
+            not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
     kept = sorted(_dedupe(f for f in findings if keep(f)), key=Finding.sort_key)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent)

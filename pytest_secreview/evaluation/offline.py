@@ -20,6 +20,7 @@ from ..rules.loader import find_rule_files
 from ..rules.matcher import PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
+from ..scanners.session import ScannerSession
 from .evaluate import evaluate
 from .findings import Finding
 
@@ -58,6 +59,7 @@ def review_range(
     head: str = "HEAD",
     rules: Sequence[str] = (),
     rules_from: str = "base",
+    semgrep_configs: Sequence[Path] = (),
 ) -> RangeReview:
     """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``.
 
@@ -68,11 +70,16 @@ def review_range(
     parsed, errors = load_rules(repo, diff.base_sha, rules, rules_from)
     prepared = PreparedDiff(diff.files)
     prepared.index(parsed)
+    scanners = ScannerSession(
+        repo=repo, head_sha=diff.head_sha, base_sha=diff.base_sha,
+        targets=lambda rule: [t.file.path for t in prepared.targets(rule)],
+        semgrep_configs=semgrep_configs,
+    )
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
     for rule in parsed:
         for target in prepared.targets(rule):
-            evaluation = evaluate(target, None)
+            evaluation = evaluate(target, None, scanners=scanners)
             findings.extend(evaluation.findings)
             if evaluation.not_reviewed:
                 needs_model.append((rule.id, target.file.path))

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import RuleError
-from .model import Detect, Rule, RuleFrontmatter, content_sha, split_body
+from .model import Detect, Rule, RuleFrontmatter, ScannerUse, content_sha, split_body
 from .regex import SafePattern
 
 
@@ -113,6 +113,8 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         model=front.model,
         scope=front.scope,
         max_turns=front.max_turns,
+        scanner=(ScannerUse(front.scanner.name, tuple(front.scanner.args))
+                 if front.scanner is not None else None),
     )
 
 
