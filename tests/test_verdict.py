@@ -1,0 +1,109 @@
+"""Never green by mistake (issue 10 items 1, 2, 6): the merge of pattern and model findings,
+``--secreview-unreviewed``, and the pytest behaviour users rely on (``--lf``/``--ff``,
+``--collect-only``, a broken rule, the artifacts directory). Through pytester, in real
+temporary git repositories, with a scripted model server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from pytest_secreview.evaluation.evaluate import merge_findings
+from pytest_secreview.evaluation.findings import Finding, Severity
+from tests.conftest import ReviewRepo
+from tests.fake_providers import FakeServer, FakeServers, Reply, openai_completion, openai_tool_call
+
+Build = Callable[..., ReviewRepo]
+
+#: A pattern that says HIGH, on a line the model judges CRITICAL.
+SQL_RULE = textwrap.dedent(
+    """\
+    ---
+    title: SQL injection
+    severity: critical
+    grep:
+      any: ["execute\\\\("]
+    detect:
+      - pattern: "execute\\\\(f"
+        message: f-string passed to execute
+        severity: high
+    ---
+    Trace user input into the SQL string.
+    """
+)
+
+
+def report(*findings: dict[str, object]) -> Reply:
+    return Reply(json=openai_completion(
+        tool_calls=[openai_tool_call("c1", "report_findings",
+                                     json.dumps({"findings": list(findings)}))],
+        finish_reason="tool_calls",
+        usage={"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}))
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    with FakeServers() as running:
+        yield running.start()
+
+
+def run(pytester: pytest.Pytester, *args: str, server: FakeServer | None = None,
+        cache: bool = False) -> pytest.RunResult:
+    argv = ["--secreview", "--base", "main", "--secreview-rules", "secreview/rules"]
+    if not cache:
+        argv += ["-p", "no:cacheprovider"]
+    if server is not None:
+        argv += ["--secreview-model", "openai:gpt-4.1", "--secreview-api-base", server.url]
+    return pytester.runpytest(*argv, *args)
+
+
+# --------------------------------------------------------------------------------------
+# item 1: a model's CRITICAL finding is never lost behind a pattern's HIGH one
+
+
+def test_model_critical_on_a_pattern_high_line_fails_with_both_sources(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    server.queue(report({
+        "severity": "CRITICAL", "title": "SQL injection from the q parameter", "path": "db.py",
+        "line": 2, "explanation": "request.args['q'] reaches execute unescaped",
+        "recommendation": "bind parameters", "exploit_scenario": "q=' OR 1=1 --",
+    }))
+    review_repo(rules={"sqli": SQL_RULE},
+                pr={"db.py": "q = request.args['q']\ncur.execute(f'select {q}')\n"})
+    result = run(pytester, server=server)
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "db.py:2  CRITICAL  SQL injection from the q parameter" in out
+    assert "source pattern+model:openai:gpt-4.1" in out
+    assert "HIGH  f-string passed to execute" not in out  # one finding per location
+    # The prompt lists what the pattern found but does not tell the model to stay silent.
+    task = server.requests[0].json["messages"][1]["content"]
+    assert "db.py:2 HIGH f-string passed to execute" in task
+    assert "do not repeat" not in task.lower()
+
+
+def _finding(severity: Severity, source: str, title: str, **extra: object) -> Finding:
+    return Finding(rule="sqli", severity=severity, title=title, path="db.py", line=2,
+                   source=source, **extra).with_fingerprint("cur.execute(f'select {q}')")  # type: ignore[arg-type]
+
+
+def test_merge_keeps_the_more_severe_report_and_never_lowers_a_pattern() -> None:
+    pattern = _finding(Severity.HIGH, "pattern", "f-string passed to execute",
+                       recommendation="bind parameters")
+    lower = _finding(Severity.LOW, "model:m", "probably fine", exploit_scenario="none")
+    higher = _finding(Severity.CRITICAL, "model:m", "SQL injection")
+    equal = _finding(Severity.HIGH, "scanner:bandit", "B608")
+    assert merge_findings([pattern, lower]) == [
+        Finding(**{**pattern.__dict__, "source": "pattern+model:m", "exploit_scenario": "none"})
+    ]
+    (merged,) = merge_findings([pattern, higher, equal])
+    assert (merged.severity, merged.title) == (Severity.CRITICAL, "SQL injection")
+    assert merged.source == "pattern+model:m+scanner:bandit"
+    assert merged.recommendation == "bind parameters"  # filled from the pattern's report
+    other_line = Finding(rule="sqli", severity=Severity.LOW, title="x", path="db.py", line=9,
+                         source="model:m")
+    assert len(merge_findings([pattern, other_line])) == 2
