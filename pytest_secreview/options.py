@@ -132,6 +132,12 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("on-error", "what an infrastructure failure (provider outage, budget spent, "
                "no verdict) becomes: error (default) or skip",
                parse=_choice("error", "skip"), default="error", metavar="{error,skip}"),
+    OptionSpec("unreviewed", "what an item that could not be evaluated (no model for a rule "
+               "that needs one, budget spent, file too large, provider down under "
+               "--secreview-on-error=skip) becomes: fail (recommended for CI), warn (default: "
+               "skipped, with a warning in the summary) or skip (skipped quietly)",
+               parse=_choice("fail", "warn", "skip"), default="warn",
+               metavar="{fail,warn,skip}"),
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only",
                metavar="MODEL"),
@@ -219,6 +225,7 @@ class Settings:
     rules_from: str = "base"
     fail_on: Severity = Severity.CRITICAL
     on_error: str = "error"
+    unreviewed: str = "warn"
     model: str | None = None
     fallback_model: str | None = None
     max_turns: int = 10

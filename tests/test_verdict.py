@@ -107,3 +107,85 @@ def test_merge_keeps_the_more_severe_report_and_never_lowers_a_pattern() -> None
     other_line = Finding(rule="sqli", severity=Severity.LOW, title="x", path="db.py", line=9,
                          source="model:m")
     assert len(merge_findings([pattern, other_line])) == 2
+
+
+# --------------------------------------------------------------------------------------
+# item 2: no model, no false comfort (--secreview-unreviewed)
+
+
+def test_unreviewed_default_warns_and_lists_findings_of_skipped_items_once_per_reason(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"sqli": SQL_RULE},
+                pr={"db.py": "cur.execute(f'select {q}')\n", "jobs.py": "cur.execute(sql)\n"})
+    result = run(pytester)
+    result.assert_outcomes(skipped=2)
+    assert result.ret == pytest.ExitCode.OK
+    out = result.stdout.str()
+    assert out.count("rule needs a model and none is configured") == 1
+    assert "2 x rule needs a model and none is configured" in out
+    assert "sqli[db.py]  (1 deterministic finding(s), worst HIGH)" in out
+    assert "      sqli[jobs.py]\n" in out + "\n"
+    assert "warning: 2 item(s) could not be fully reviewed and were skipped" in out
+    assert "--secreview-unreviewed=fail (recommended for CI)" in out
+
+
+def test_unreviewed_skip_is_quiet(pytester: pytest.Pytester, review_repo: Build) -> None:
+    review_repo(rules={"sqli": SQL_RULE}, pr={"db.py": "cur.execute(sql)\n"})
+    result = run(pytester, "--secreview-unreviewed=skip")
+    result.assert_outcomes(skipped=1)
+    assert "warning:" not in result.stdout.str()
+
+
+def test_unreviewed_fail_fails_an_item_without_a_model_and_says_why(
+    pytester: pytest.Pytester, review_repo: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    review_repo(rules={"sqli": SQL_RULE}, pr={"db.py": "cur.execute(sql)\n"})
+    monkeypatch.setenv("SECREVIEW_UNREVIEWED", "fail")
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    assert "not reviewed: rule sqli on db.py" in out
+    assert "why: rule needs a model and none is configured" in out
+    assert "--secreview-unreviewed=fail made this item fail" in out
+    assert "not reviewed, failed by --secreview-unreviewed=fail:" in out
+    assert "Traceback" not in out
+    summary = json.loads((pytester.path / "secreview-artifacts/report/summary.json").read_text())
+    assert [n["path"] for n in summary["not_reviewed"]] == ["db.py"]
+
+
+def test_unreviewed_fail_fails_a_provider_outage_skipped_by_on_error(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    refusal = Reply(400, {"error": {"message": "model gpt-4.1 does not exist"}})
+    server.queue(refusal, refusal, refusal, refusal)
+    review_repo(rules={"sqli": SQL_RULE}, pr={"db.py": "cur.execute(sql)\n"})
+    skipped = run(pytester, "--secreview-on-error=skip", "-rs", server=server)
+    skipped.assert_outcomes(skipped=1)
+    assert "--secreview-on-error=skip" in skipped.stdout.str()
+    failed = run(pytester, "--secreview-on-error=skip", "--secreview-unreviewed=fail",
+                 server=server)
+    failed.assert_outcomes(failed=1)
+    assert "does not exist" in failed.stdout.str()
+    assert "--secreview-unreviewed=fail made this item fail" in failed.stdout.str()
+
+
+def test_unreviewed_fail_fails_a_file_too_large_to_review(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    huge = "x = 1  # generated\n" * 500_000  # ~10 MB, over the 8 MiB per-file limit
+    review_repo(rules={"sqli": SQL_RULE}, pr={"gen/bundle.py": huge})
+    result = run(pytester, "--secreview-unreviewed=fail")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "not reviewed: gen/bundle.py" in out
+    assert "too large" in out
+
+
+def test_unreviewed_bad_value_is_a_usage_error(pytester: pytest.Pytester,
+                                               review_repo: Build) -> None:
+    review_repo(rules={"sqli": SQL_RULE}, pr={"db.py": "cur.execute(sql)\n"})
+    result = run(pytester, "--secreview-unreviewed=maybe")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "choose one of fail, warn, skip" in result.stderr.str()

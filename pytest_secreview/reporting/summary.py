@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ..severity import Severity
+from ..unreviewed import NOT_REVIEWED_PROPERTY
 
 
 @dataclass
@@ -32,6 +33,9 @@ class ItemResult:
     mode: str | None = None
     cached: bool = False
     artifact: dict[str, Any] | None = None
+    #: Why part of the item's review could not run (``--secreview-unreviewed`` decided its
+    #: outcome); None when it was fully evaluated.
+    not_reviewed: str | None = None
 
 
 @dataclass(eq=False)  # registered as a pluggy plugin, which must be hashable
@@ -62,6 +66,8 @@ class Summary:
             result.usage = json.loads(props.get("secreview_usage", "{}"))
             result.mode = props.get("secreview_mode")
             result.cached = props.get("secreview_cached") == "true"
+        if NOT_REVIEWED_PROPERTY in props:
+            result.not_reviewed = props[NOT_REVIEWED_PROPERTY]
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)
