@@ -1,5 +1,6 @@
 """pytest nodes: one ``RuleFile`` per rule file, one ``RuleItem`` per (rule, changed file),
-and ``UnreviewedItem`` for a changed file that could not be reviewed at all.
+``BrokenRuleItem`` for a rule file that is not a valid rule, and ``UnreviewedItem`` for a
+changed file that could not be reviewed at all.
 
 Node ids depend only on pinned inputs (rule paths and ids, sorted changed paths), so every
 pytest-xdist worker collects the same items. The item evaluates in ``setup`` and judges in
@@ -31,8 +32,14 @@ from .unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreview
 _MARK = pytest.mark.secreview
 
 
-class RuleFile(pytest.File):
-    """A rule file: parsing it is collection, so a broken rule is a collection error."""
+class RuleFile(pytest.Collector):
+    """A rule file: its items, or one error item when the file is not a valid rule.
+
+    A plain collector, not a ``pytest.File``: its path (the bundled pack's, or a rule read
+    from the base revision) is not a file of the working tree, and pytest's ``--lf`` skips
+    ``File`` nodes whose path it cannot match to a previous failure. Items are selected by
+    node id instead, which ``--lf`` and ``--ff`` match exactly.
+    """
 
     parsed: Rule | RuleError
 
@@ -40,24 +47,62 @@ class RuleFile(pytest.File):
     def for_rule(cls, parent: pytest.Session, source: RuleSource,
                  parsed: Rule | RuleError) -> RuleFile:
         """A node whose id is the rule's display path, e.g. ``rules/sql-injection.md``."""
-        node: RuleFile = cls.from_parent(parent, path=source.path, nodeid=source.display)
+        node: RuleFile = cls.from_parent(parent, name=Path(source.display).name,
+                                         path=source.path, nodeid=source.display)
         node.parsed = parsed
         return node
 
-    def collect(self) -> Iterator[RuleItem]:
+    def collect(self) -> Iterator[pytest.Item]:
         if isinstance(self.parsed, RuleError):
-            raise self.parsed  # a broken rule is a collection error of its own file
+            # One broken rule is an error of its own item; the other rules still run.
+            yield BrokenRuleItem.from_parent(self, name=BROKEN_RULE_NAME,
+                                             nodeid=child_id(self, BROKEN_RULE_NAME),
+                                             error=self.parsed)
+            return
         rule = self.parsed
         for target in self.config.stash[REVIEW_KEY].prepared.targets(rule):
             name = f"{rule.id}[{one_line(target.file.path)}]"
-            yield RuleItem.from_parent(self, name=name, target=target)
+            yield RuleItem.from_parent(self, name=name, nodeid=child_id(self, name),
+                                       target=target)
 
-    def repr_failure(  # type: ignore[override]
-        self, excinfo: ExceptionInfo[BaseException]
+
+def child_id(parent: pytest.Collector, name: str) -> str:
+    """``<parent id>::<name>``, given to pytest as a string so that it parses the id the way
+    it parses the ids in its ``--lf`` cache (pytest 9 splits ``name[param]`` into a name and
+    params; an id built with ``parent.id.child(name)`` would never equal the cached one)."""
+    return f"{parent.nodeid}::{name}"
+
+
+#: The name of the error item of a rule file that is not a valid rule.
+BROKEN_RULE_NAME = "invalid-rule"
+
+
+class BrokenRuleItem(pytest.Item):
+    """A rule file that is not a valid rule: an error item listing every problem, so one
+    broken rule neither stops the session nor passes quietly."""
+
+    def __init__(self, *, error: RuleError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+        self.add_marker(_MARK)
+        self.user_properties.append(("secreview_path", error.path))
+
+    def setup(self) -> None:
+        raise self.error
+
+    def runtest(self) -> None:  # pragma: no cover - setup always raises
+        raise AssertionError("unreachable: a broken rule is never evaluated")
+
+    def _repr_failure_py(  # type: ignore[override]
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, RuleError):
-            return f"invalid rule: {excinfo.value}"
-        return super().repr_failure(excinfo)
+            return (f"invalid rule, its checks did not run: {excinfo.value}\n"
+                    "Fix the rule file; the other rules ran")
+        return super()._repr_failure_py(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path(one_line(self.error.path)), 0, f"invalid rule: {one_line(self.error.path)}"
 
 
 class FindingsFailure(Exception):

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_secreview.evaluation.evaluate import merge_findings
 from pytest_secreview.evaluation.findings import Finding, Severity
-from tests.conftest import ReviewRepo
+from tests.conftest import ReviewRepo, aws_key_id
 from tests.fake_providers import FakeServer, FakeServers, Reply, openai_completion, openai_tool_call
 
 Build = Callable[..., ReviewRepo]
@@ -149,7 +149,7 @@ def test_unreviewed_fail_fails_an_item_without_a_model_and_says_why(
     assert "not reviewed: rule sqli on db.py" in out
     assert "why: rule needs a model and none is configured" in out
     assert "--secreview-unreviewed=fail made this item fail" in out
-    assert "not reviewed, failed by --secreview-unreviewed=fail:" in out
+    assert "failed, and not fully reviewed:" in out
     assert "Traceback" not in out
     summary = json.loads((pytester.path / "secreview-artifacts/report/summary.json").read_text())
     assert [n["path"] for n in summary["not_reviewed"]] == ["db.py"]
@@ -189,3 +189,76 @@ def test_unreviewed_bad_value_is_a_usage_error(pytester: pytest.Pytester,
     result = run(pytester, "--secreview-unreviewed=maybe")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "choose one of fail, warn, skip" in result.stderr.str()
+
+
+# --------------------------------------------------------------------------------------
+# item 6: pytest behaviour users rely on
+
+DEBUG_RULE = textwrap.dedent(
+    """\
+    ---
+    title: Debug mode enabled
+    severity: critical
+    detect:
+      - pattern: "debug\\\\s*=\\\\s*True"
+        message: Debug mode enabled
+    grep:
+      any: ["debug"]
+    ---
+    """
+)
+
+
+def _outcomes(result: pytest.RunResult) -> dict[str, str]:
+    """Node id -> outcome word of every item line of a ``-v`` run, in run order."""
+    found = {}
+    for line in result.stdout.lines:
+        if "::" in line and line.endswith("%]"):
+            nodeid, outcome = line.split()[:2]
+            found[nodeid] = outcome
+    return found
+
+
+@pytest.mark.parametrize("flag", ["--lf", "--ff"])
+def test_last_failed_reruns_exactly_the_failed_items(
+    pytester: pytest.Pytester, review_repo: Build, flag: str
+) -> None:
+    # A repository rule and a bundled one (whose file is not in the working tree) both fail.
+    review_repo(rules={"debug": DEBUG_RULE},
+                pr={"a.py": "debug = True\n", "b.py": "debug = False\n", "c.py": "debug = 0\n",
+                    "k.py": f"KEY = '{aws_key_id()}'\n"})
+    rules = ("--secreview-rules", ":bundled")
+    first = _outcomes(run(pytester, *rules, "-v", cache=True))
+    failed = [nodeid for nodeid, outcome in first.items() if outcome == "FAILED"]
+    assert "secreview/rules/debug.md::debug[a.py]" in failed
+    assert "rules/hardcoded-secrets.md::hardcoded-secrets[k.py]" in failed
+    assert len(first) > len(failed)
+    result = run(pytester, *rules, flag, "-v", cache=True)
+    again = _outcomes(result)
+    if flag == "--lf":
+        assert sorted(again) == sorted(failed)
+        assert f"{len(first) - len(failed)} deselected" in result.stdout.str()
+    else:
+        assert sorted(list(again)[:len(failed)]) == sorted(failed)
+        assert sorted(again) == sorted(first)
+    assert set(again.values()) == {"FAILED"} if flag == "--lf" else True
+    assert f"rerun previous {len(failed)} failures" in result.stdout.str()
+
+
+def test_a_broken_rule_is_one_error_item_listing_every_problem_and_the_others_run(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    broken = ("---\ntitle: Fine title\nseverity: urgent\nsevrity: high\n"
+              "grep:\n  any: ['(unclosed', 'ok', '(?<=x)y']\n---\n")
+    review_repo(rules={"debug": DEBUG_RULE, "broken": broken}, pr={"a.py": "debug = True\n"})
+    result = run(pytester, "-rE")
+    result.assert_outcomes(failed=1, errors=1)
+    out = result.stdout.str()
+    assert "ERROR secreview/rules/broken.md::invalid-rule" in out
+    for problem in ("key 'severity'", "key 'sevrity': unknown key", "key 'grep.any.0'",
+                    "key 'grep.any.2'"):
+        assert problem in out, problem
+    assert "Traceback" not in out
+    # Even an empty diff is not "nothing to review" while a rule is broken.
+    collected = run(pytester, "--collect-only", "-q")
+    assert "secreview/rules/broken.md::invalid-rule" in collected.stdout.str()

@@ -77,10 +77,10 @@ def write_summary(
 
 
 def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> None:
-    """Skipped, errored and (under ``--secreview-unreviewed=fail``) failed-unreviewed items,
-    grouped by reason: each reason once, then one line per item saying what its deterministic
-    checks found, so a skipped item with findings below the threshold is not mistaken for a
-    clean one."""
+    """Skipped, errored and failed items that were not fully reviewed (under
+    ``--secreview-unreviewed=fail``, or failed by their findings anyway), grouped by reason:
+    each reason once, then one line per item saying what its deterministic checks found, so
+    a skipped item with findings below the threshold is not mistaken for a clean one."""
     groups: dict[tuple[str, str], list[ItemResult]] = defaultdict(list)
     for result in summary.items.values():
         if result.outcome == "skipped":
@@ -91,7 +91,7 @@ def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> No
             groups[("failed", result.not_reviewed)].append(result)
     titles = {
         "skipped": ("skipped (not reviewed):", {"yellow": True}),
-        "failed": ("not reviewed, failed by --secreview-unreviewed=fail:", {"red": True}),
+        "failed": ("failed, and not fully reviewed:", {"red": True}),
         "error": ("errors:", {"red": True}),
     }
     for kind, (title, markup) in titles.items():
