@@ -262,3 +262,43 @@ def test_a_broken_rule_is_one_error_item_listing_every_problem_and_the_others_ru
     # Even an empty diff is not "nothing to review" while a rule is broken.
     collected = run(pytester, "--collect-only", "-q")
     assert "secreview/rules/broken.md::invalid-rule" in collected.stdout.str()
+
+
+def test_collect_only_says_collected_not_evaluated(pytester: pytest.Pytester,
+                                                   review_repo: Build) -> None:
+    review_repo(rules={"debug": DEBUG_RULE},
+                pr={"a.py": "debug = True\n", "b.py": "debug = False\n"})
+    result = run(pytester, "--collect-only", "-q")
+    out = result.stdout.str()
+    assert "collected 2 item(s), not evaluated (--collect-only)" in out
+    assert "nothing to review" not in out
+    assert "items: 0 passed" not in out
+    assert result.ret == pytest.ExitCode.OK
+    selected = run(pytester, "--collect-only", "-q", "-k", "a.py")
+    assert "collected 1 item(s), not evaluated (--collect-only)" in selected.stdout.str()
+
+
+def test_a_second_run_never_reviews_the_first_runs_artifacts(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    repo = review_repo(rules={"debug": DEBUG_RULE}, pr={"a.py": "debug = True\n"})
+    run(pytester).assert_outcomes(failed=1)
+    artifacts = pytester.path / "secreview-artifacts"
+    assert (artifacts / "diff.patch").read_text().count("debug = True") == 1
+    assert (artifacts / ".gitignore").read_text().splitlines()[-1] == "*"
+    # Someone commits everything the run left behind (git add -A), then reviews again.
+    repo.write("b.py", "debug = True  # second change\n")
+    repo.commit("more")
+    assert "secreview-artifacts" not in repo.git("ls-files")
+    second = run(pytester, "--collect-only", "-q")
+    ids = [line for line in second.stdout.lines if "::" in line]
+    assert ids == ["secreview/rules/debug.md::debug[a.py]", "secreview/rules/debug.md::debug[b.py]"]
+
+
+def test_an_existing_directory_of_the_team_is_not_ignored_wholesale(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, base={"docs/index.md": "docs\n"},
+                pr={"a.py": "debug = True\n"})
+    run(pytester, "--secreview-artifacts=docs").assert_outcomes(failed=1)
+    assert not (pytester.path / "docs/.gitignore").exists()

@@ -17,9 +17,11 @@ MAX_PER_REASON = 10
 
 
 def write_summary(
-    tr: TerminalReporter, review: ReviewState, summary: Summary, outputs: list[str]
+    tr: TerminalReporter, review: ReviewState, summary: Summary, outputs: list[str],
+    collected: int = 0,
 ) -> None:
-    """Write the ``secreview`` section of pytest's terminal summary."""
+    """Write the ``secreview`` section of pytest's terminal summary. ``collected`` is the
+    number of review items selected (what ``--collect-only`` reports)."""
     tr.section("secreview", sep="=", bold=True)
     diff = review.diff
     files = diff.files
@@ -30,6 +32,12 @@ def write_summary(
     origin = "base revision" if review.settings.rules_from == "base" else "head revision"
     tr.line(f"rules: {len(review.rule_files.sources)} rule file(s) (repository rules read "
             f"from the {origin}); fail on {review.settings.fail_on.value} and above")
+    if tr.config.option.collectonly:
+        # Nothing was evaluated: neither "nothing to review" nor outcomes that never happened.
+        tr.line(f"collected {collected} item(s), not evaluated (--collect-only)", yellow=True)
+        for note in review.rule_files.notes:
+            tr.line(f"note: {note}", yellow=True)
+        return
     counts = summary.outcomes()
     tr.line("items: " + ", ".join(
         f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "skipped", "error")
