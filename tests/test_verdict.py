@@ -302,3 +302,17 @@ def test_an_existing_directory_of_the_team_is_not_ignored_wholesale(
                 pr={"a.py": "debug = True\n"})
     run(pytester, "--secreview-artifacts=docs").assert_outcomes(failed=1)
     assert not (pytester.path / "docs/.gitignore").exists()
+
+
+def test_without_a_model_request_data_reaching_eval_fails_the_run(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    view = ("from flask import request\n\n\n@app.route('/calc')\ndef calc():\n"
+            "    return str(eval(request.args['expr']))\n")
+    review_repo(pr={"app/views.py": view})
+    result = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                "--secreview-rules", ":bundled")
+    assert result.parseoutcomes()["failed"] == 1
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "app/views.py:6  CRITICAL  eval/exec runs request data as Python code" in (
+        result.stdout.str())
