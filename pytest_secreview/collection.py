@@ -151,7 +151,7 @@ class RuleItem(pytest.Item):
     def setup(self) -> None:
         review = self.review
         try:
-            evaluation = review.evaluate(self)
+            evaluation = review.evaluate(self, self.target)
         except EvaluationError as exc:
             evaluation = Evaluation(
                 findings=tuple(exc.findings), mode=(exc.usage_record or {}).get("mode", "error"),

@@ -138,6 +138,10 @@ SPECS: tuple[OptionSpec, ...] = (
                "skipped, with a warning in the summary) or skip (skipped quietly)",
                parse=_choice("fail", "warn", "skip"), default="warn",
                metavar="{fail,warn,skip}"),
+    OptionSpec("intent-gate", "which intent-audit verdicts fail the item: suspicious "
+               "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
+               parse=_choice("suspicious", "lie"), default="suspicious",
+               metavar="{suspicious,lie}"),
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only",
                metavar="MODEL"),
@@ -147,6 +151,12 @@ SPECS: tuple[OptionSpec, ...] = (
                default=10, metavar="N"),
     OptionSpec("max-output-tokens", "output token cap per model call", parse=_positive_int,
                default=4096, metavar="N"),
+    OptionSpec("max-tool-calls", "repository tool calls allowed per item; past it the model "
+               "is told to report, and an item that keeps calling tools is an error",
+               parse=_positive_int, default=40, metavar="N"),
+    OptionSpec("max-tokens", "input plus output tokens allowed per item over all its model "
+               "calls; reaching it without a verdict is an error (default: no cap)",
+               parse=_positive_int, metavar="N"),
     OptionSpec("temperature", "sampling temperature (provider default when unset)",
                parse=_non_negative_float, metavar="T"),
     OptionSpec("timeout", "seconds allowed for one model call", parse=_positive_float,
@@ -226,10 +236,13 @@ class Settings:
     fail_on: Severity = Severity.CRITICAL
     on_error: str = "error"
     unreviewed: str = "warn"
+    intent_gate: str = "suspicious"
     model: str | None = None
     fallback_model: str | None = None
     max_turns: int = 10
     max_output_tokens: int = 4096
+    max_tool_calls: int = 40
+    max_tokens: int | None = None
     temperature: float | None = None
     timeout: float = 120.0
     api_base: str | None = None

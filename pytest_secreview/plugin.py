@@ -108,7 +108,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             from .reporting.outputs import github_client, pull_request
 
             pr = pull_request(review, os.environ)
-            client = github_client(review, pr)
+            client = github_client(review.settings, config.invocation_params.dir, pr)
             if client is not None:
                 comment = ProgressComment(client, pr, total=0)
                 config.pluginmanager.register(ProgressPlugin(comment), "secreview-progress")
@@ -128,6 +128,7 @@ def pytest_collection_modifyitems(
 ) -> None:
     # tryfirst: our items must exist before -k/-m deselection runs.
     if _enabled(config):
+        from .audit.item import intent_items
         from .collection import RuleFile, UnreviewedItem
         from .state import REVIEW_KEY
 
@@ -135,6 +136,7 @@ def pytest_collection_modifyitems(
         review.prepared.index(review.rules)
         for source, parsed in review.parsed_rules:
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
+        items.extend(intent_items(session, review))  # the intent audit: one per change
         for file in sorted(review.diff.files, key=lambda f: f.path):
             if file.too_large:
                 name = f"unreviewed[{one_line(file.path)}]"

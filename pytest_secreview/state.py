@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
@@ -18,13 +18,10 @@ from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
 from .options import Settings, ini_values, load_settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
-from .rules.matcher import PreparedDiff
+from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
 from .rules.parse import parse_rule
 from .trust import ini_at_revision, normalise, tracked_under
-
-if TYPE_CHECKING:
-    from .collection import RuleItem
 
 
 @dataclass
@@ -57,8 +54,9 @@ class ReviewState:
         """The rules that parsed."""
         return [r for _, r in self.parsed_rules if isinstance(r, Rule)]
 
-    def evaluate(self, item: RuleItem) -> Evaluation:
-        """Evaluate one item, applying the team's ``pytest_secreview_filter_finding`` hook."""
+    def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
+        """Evaluate ``item``'s ``target``, applying the team's
+        ``pytest_secreview_filter_finding`` hook (which is given the item)."""
 
         def keep(finding: Finding) -> bool:
             verdict = self.config.hook.pytest_secreview_filter_finding(
@@ -66,7 +64,7 @@ class ReviewState:
             )
             return verdict is not False
 
-        return evaluate(item.target, self.agent, keep)
+        return evaluate(target, self.agent, keep)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
@@ -224,6 +222,8 @@ def build_reviewer(
                                            repository=settings.repo),
         max_turns=settings.max_turns,
         max_output_tokens=settings.max_output_tokens,
+        max_tool_calls=settings.max_tool_calls,
+        max_tokens=settings.max_tokens,
         temperature=settings.temperature,
         prices=dict(settings.prices),
         cache=EvaluationCache(cache_dir) if cache_dir is not None else None,

@@ -234,6 +234,46 @@ def test_no_verdict_within_turn_limit_is_an_error_with_usage(
     assert record["input_tokens"] == 30 and record["cost_usd"] is not None
 
 
+def test_tool_call_cap_refuses_the_excess_and_the_model_still_reports(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    server = fake_servers.start().queue(
+        Reply(json=gemini_response([gemini_call("list_files", {"pattern": "**/*.py"}),
+                                    gemini_call("read_file", {"path": "app/db.py"})])),
+        Reply(json=gemini_response([gemini_call("report_findings",
+                                                {"findings": [GOOD_FINDING]})])),
+    )
+    output = _reviewer(repo, _model("gemini:gemini-2.5-pro", server), max_tool_calls=1)()
+    assert [f.line for f in output.findings] == [4]
+    assert output.usage["tool_calls"] == 1, "the refused call never ran"
+    second = server.requests[1].raw.decode()
+    assert "tool-call budget of this review is spent" in second
+    assert any(entry.get("event") == "cap" for entry in output.transcript)
+
+
+def test_tool_call_cap_ends_a_review_that_keeps_calling_tools(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    call = Reply(json=gemini_response([gemini_call("list_files", {"pattern": "**/*.py"})]))
+    server = fake_servers.start().queue(*[call] * 5)
+    with pytest.raises(EvaluationError, match="tool-call cap \\(2,") as info:
+        _reviewer(repo, _model("gemini:gemini-2.5-pro", server), max_tool_calls=2)()
+    record = info.value.usage_record
+    assert record is not None and record["tool_calls"] == 2 and record["model_calls"] == 4
+
+
+def test_token_cap_ends_the_review_before_the_next_call_with_usage(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    call = Reply(json=gemini_response([gemini_call("list_files", {"pattern": "**/*.py"})]))
+    server = fake_servers.start().queue(*[call] * 5)
+    with pytest.raises(EvaluationError, match="token cap") as info:
+        _reviewer(repo, _model("gemini:gemini-2.5-pro", server), max_tokens=20)()
+    record = info.value.usage_record
+    assert record is not None and record["model_calls"] == 2 and len(server.requests) == 2
+    assert record["input_tokens"] + record["output_tokens"] >= 20
+
+
 @pytest.mark.parametrize("finish", ["SAFETY", "RECITATION", "PROHIBITED_CONTENT"])
 def test_blocked_answers_are_errors_never_no_findings(
     fake_servers: FakeServers, repo: GitRepo, finish: str

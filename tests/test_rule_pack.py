@@ -44,7 +44,10 @@ from .rulecases import (
     substitute,
 )
 
-RULE_FILES = sorted(RULES_DIR.glob("*.md"))
+#: Pull-request-scoped rules (the intent audit) make one item per change, not per file, and
+#: have no per-file cases; tests/test_audit_intent.py tests them.
+PR_SCOPED = {"intent"}
+RULE_FILES = sorted(p for p in RULES_DIR.glob("*.md") if p.stem not in PR_SCOPED)
 RULE_IDS = [path.stem for path in RULE_FILES]
 CASES = load_cases()
 OWN_CASES = [case for case in CASES if case.rule_dir != BENIGN_DIR]

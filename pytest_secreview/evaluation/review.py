@@ -45,6 +45,8 @@ class ModelReviewer:
         pull_request: PullRequest | None = None,
         max_turns: int = 10,
         max_output_tokens: int = 4096,
+        max_tool_calls: int | None = None,
+        max_tokens: int | None = None,
         temperature: float | None = None,
         prices: Mapping[str, Price] | None = None,
         cache: EvaluationCache | None = None,
@@ -61,6 +63,8 @@ class ModelReviewer:
         self.pull_request = pull_request or PullRequest()
         self.max_turns = max_turns
         self.max_output_tokens = max_output_tokens
+        self.max_tool_calls = max_tool_calls
+        self.max_tokens = max_tokens
         self.temperature = temperature
         self.prices = dict(prices or {})
         self.cache = cache
@@ -104,6 +108,7 @@ class ModelReviewer:
             "fallback": self.loop.fallback.model_id if self.loop.fallback else None,
             "max_turns": rule.max_turns or self.max_turns,
             "max_output_tokens": self.max_output_tokens, "temperature": self.temperature,
+            "max_tool_calls": self.max_tool_calls, "max_tokens": self.max_tokens,
         })
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
@@ -181,6 +186,8 @@ class ModelReviewer:
             max_turns=rule.max_turns or self.max_turns,
             max_output_tokens=self.max_output_tokens,
             temperature=self.temperature,
+            max_tool_calls=self.max_tool_calls,
+            max_tokens=self.max_tokens,
         )
         sent = {
             "model": self.loop_for(target).model.model_id,

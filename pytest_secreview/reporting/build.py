@@ -30,6 +30,8 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
             nodeid=r.nodeid, rule=r.rule, path=r.path, outcome=r.outcome,  # type: ignore[arg-type]
             reason=r.reason, mode=r.mode, cached=r.cached,
             findings=[Finding.from_json(f) for f in r.findings], usage=r.usage,
+            duration=round(r.duration, 3),
+            risk_evidence=r.risk_evidence, assessments=r.assessments,  # type: ignore[arg-type]
         )
         for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
     ]

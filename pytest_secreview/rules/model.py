@@ -88,6 +88,9 @@ class RuleFrontmatter(_Strict):
     detect: list[DetectPattern] = Field(default_factory=list)
     model: str | None = None
     max_turns: int | None = Field(default=None, ge=1, le=100)
+    scope: Literal["file", "pull_request"] = Field(
+        default="file", description="file: one item per matching changed file; pull_request: "
+        "one item for the whole change (the intent audit, pytest_secreview.audit)")
 
     @field_validator("severity", mode="before")
     @classmethod
@@ -132,6 +135,7 @@ class Rule:
     comment_template: str | None = None
     model: str | None = None
     max_turns: int | None = None
+    scope: str = "file"  # "pull_request": one item per change, not per file (see audit/)
 
     @property
     def needs_model(self) -> bool:

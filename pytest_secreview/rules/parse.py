@@ -117,6 +117,7 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         ),
         comment_template=template,
         model=front.model,
+        scope=front.scope,
         max_turns=front.max_turns,
     )
 
