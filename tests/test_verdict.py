@@ -316,3 +316,17 @@ def test_without_a_model_request_data_reaching_eval_fails_the_run(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "app/views.py:6  CRITICAL  eval/exec runs request data as Python code" in (
         result.stdout.str())
+
+
+def test_unreviewed_fail_also_fails_the_intent_audit_without_a_model(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(pr={"app.py": "import requests\nrequests.post('https://x.example', data=1)\n"})
+    argv = ("--secreview", "--base", "main", "-p", "no:cacheprovider", "-k", "intent",
+            "--secreview-rules", ":bundled")
+    pytester.runpytest(*argv).assert_outcomes(skipped=1, deselected=None)
+    result = pytester.runpytest(*argv, "--secreview-unreviewed=fail")
+    assert result.parseoutcomes()["failed"] == 1
+    out = result.stdout.str()
+    assert "not reviewed: the intent audit of the pull request" in out
+    assert "intent audit needs a model" in out
