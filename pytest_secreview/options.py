@@ -156,6 +156,12 @@ SPECS: tuple[OptionSpec, ...] = (
                "no verdict) becomes: error (default) or skip",
                parse=_choice("error", "skip"), default="error", metavar="{error,skip}",
                gate=True),
+    OptionSpec("unreviewed", "what an item that could not be evaluated (no model for a rule "
+               "that needs one, budget spent, file too large, provider down under "
+               "--secreview-on-error=skip) becomes: fail (recommended for CI), warn (default: "
+               "skipped, with a warning in the summary) or skip (skipped quietly)",
+               parse=_choice("fail", "warn", "skip"), default="warn",
+               metavar="{fail,warn,skip}", gate=True),
     OptionSpec("intent-gate", "which intent-audit verdicts fail the item: suspicious "
                "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
                parse=_choice("suspicious", "lie"), default="suspicious",
@@ -254,6 +260,7 @@ class Settings:
     semgrep_config: tuple[Path, ...] = ()
     fail_on: Severity = Severity.CRITICAL
     on_error: str = "error"
+    unreviewed: str = "warn"
     intent_gate: str = "suspicious"
     model: str | None = None
     fallback_model: str | None = None

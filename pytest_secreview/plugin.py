@@ -27,6 +27,7 @@ _SUMMARY = pytest.StashKey["Summary"]()
 _OUTPUT_LINES = pytest.StashKey[list[str]]()
 _SESSION_DIR = pytest.StashKey[Path]()
 _PREFETCH = pytest.StashKey[Any]()
+_COLLECTED = pytest.StashKey[int]()
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -155,6 +156,13 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
             review.deselected += count_review_items(items)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # After -k/-m deselection: what --collect-only says was collected.
+    if _enabled(session.config):
+        session.config.stash[_COLLECTED] = sum(
+            1 for item in session.items if item.get_closest_marker("secreview") is not None)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # An empty diff, or one no rule applies to, is "nothing to review": success, not 5. A run
@@ -201,7 +209,7 @@ def pytest_terminal_summary(terminalreporter: TerminalReporter, config: pytest.C
         review = config.stash.get(REVIEW_KEY, None)
         if review is not None:
             write_summary(terminalreporter, review, config.stash[_SUMMARY],
-                          config.stash.get(_OUTPUT_LINES, []))
+                          config.stash.get(_OUTPUT_LINES, []), config.stash.get(_COLLECTED, 0))
 
 
 @pytest.hookimpl(optionalhook=True)

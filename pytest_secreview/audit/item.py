@@ -2,7 +2,8 @@
 ``rules/intent.md``). Setup computes the risk evidence and asks the model for a verdict; the
 call phase judges it like any other item: MATCH passes, LIE fails, SUSPICIOUS fails or warns
 by ``--secreview-intent-gate``, ERROR is an error. With no model the evidence is still
-reported and the item is skipped with that reason.
+reported and the item is unreviewed: skipped with that reason, or failed under
+``--secreview-unreviewed=fail``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
@@ -19,6 +20,7 @@ from _pytest._code.code import ExceptionInfo, TerminalRepr
 from ..errors import EvaluationError
 from ..rules.model import Rule
 from ..severity import one_line
+from ..unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
 from .evidence import RiskEvidence, collect_evidence
 from .verdict import DEFAULT_GATE, Assessment, Decision, IntentGate, decide
 
@@ -45,10 +47,6 @@ class IntentFailure(Exception):
         super().__init__(f"intent verdict {assessment.verdict.value}")
         self.assessment = assessment
         self.evidence = evidence
-
-
-def _skip(reason: str) -> NoReturn:
-    raise pytest.skip.Exception(reason, _use_item_location=True)
 
 
 def _categories(evidence: RiskEvidence) -> str:
@@ -82,6 +80,7 @@ class IntentItem(pytest.Item):
         self.decision: Decision | None = None
         self.assessment: Assessment | None = None
         self.evidence: RiskEvidence | None = None
+        self.not_reviewed: tuple[str, str] | None = None  # (why, skip message)
 
     @property
     def review(self) -> ReviewState:
@@ -97,7 +96,8 @@ class IntentItem(pytest.Item):
         reviewer = review.agent
         if not isinstance(reviewer, ModelReviewer):
             self._record(evidence, None, mode="deterministic", not_reviewed=_NO_MODEL)
-            _skip(f"{_NO_MODEL}; signals: {_categories(evidence)}")
+            self._unreviewed(_NO_MODEL, f"{_NO_MODEL}; signals: {_categories(evidence)}")
+            return
         from .review import assess_intent
         from .statement import Statement, commit_messages
 
@@ -115,8 +115,15 @@ class IntentItem(pytest.Item):
                      error=error, statement=statement.to_json())
         if error is not None:
             if review.settings.on_error == "skip":
-                _skip(f"not reviewed (--secreview-on-error=skip): {error}")
+                reason = f"not reviewed (--secreview-on-error=skip): {error}"
+                self._unreviewed(reason, reason)
+                return
             raise EvaluationError(error)
+
+    def _unreviewed(self, why: str, message: str) -> None:
+        # Judged in runtest by --secreview-unreviewed, like every item that was not evaluated.
+        self.not_reviewed = (why, message)
+        self.user_properties.append((NOT_REVIEWED_PROPERTY, why))
 
     def _record(self, evidence: RiskEvidence, assessment: Assessment | None, *, mode: str,
                 not_reviewed: str | None = None, error: str | None = None,
@@ -151,6 +158,10 @@ class IntentItem(pytest.Item):
             self.user_properties.append((key, value))
 
     def runtest(self) -> None:
+        if self.not_reviewed is not None:
+            why, message = self.not_reviewed
+            judge_unreviewed(self.review.settings.unreviewed, why=why, skip_message=message,
+                             what="the intent audit of the pull request")
         assert self.assessment is not None and self.evidence is not None
         if self.decision == "fail":
             raise IntentFailure(self.assessment, self.evidence)
@@ -163,6 +174,8 @@ class IntentItem(pytest.Item):
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         exc = excinfo.value
+        if isinstance(exc, UnreviewedFailure):
+            return exc.message
         if isinstance(exc, IntentFailure):
             return ("the change does not do (only) what its description says\n\n"
                     + format_assessment(exc.assessment, exc.evidence))

@@ -4,8 +4,8 @@ errors, never that it passes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import EvaluationError
@@ -80,7 +80,7 @@ def evaluate(
                 output = agent(target, tuple(deterministic))
             except EvaluationError as exc:
                 # The model review broke; what the patterns found still stands.
-                exc.findings = tuple(sorted(_dedupe(f for f in findings if keep(f)),
+                exc.findings = tuple(sorted(merge_findings(f for f in findings if keep(f)),
                                             key=Finding.sort_key))
                 raise
             findings.extend(output.findings)
@@ -91,19 +91,45 @@ def evaluate(
         usage = {**usage, "scanner": scan.info}
         if scan.note:
             not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
-    kept = sorted(_dedupe(f for f in findings if keep(f)), key=Finding.sort_key)
+    kept = sorted(merge_findings(f for f in findings if keep(f)), key=Finding.sort_key)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent)
 
 
-def _dedupe(findings: Any) -> list[Finding]:
-    # The same line flagged by a pattern and by the model is one finding: keep the first
-    # (patterns come first, so a deterministic finding is never replaced).
-    seen: set[tuple[str, int, str]] = set()
-    unique = []
+#: Joins the sources of one finding reported by several checks, e.g. ``pattern+model:<id>``.
+SOURCE_SEPARATOR = "+"
+
+
+def merge_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per location (path, line, fingerprint or title), in first-seen order.
+
+    When a pattern and the model flag the same line, the more severe report wins (on a tie,
+    the first: patterns come first, so a deterministic finding is never replaced by an equal
+    one), its empty fields are filled from the other, and ``source`` records both checks.
+    A model can raise a pattern's severity but never lower it, and "no findings" from a
+    model removes nothing.
+    """
+    merged: dict[tuple[str, int, str], Finding] = {}
     for finding in findings:
         key = (finding.path, finding.line, finding.fingerprint or finding.title)
-        if key not in seen:
-            seen.add(key)
-            unique.append(finding)
-    return unique
+        kept = merged.get(key)
+        merged[key] = finding if kept is None else _merge_two(kept, finding)
+    return list(merged.values())
+
+
+def _merge_two(first: Finding, second: Finding) -> Finding:
+    winner, other = (second, first) if second.severity.rank > first.severity.rank else (
+        first, second)
+    sources = [*first.source.split(SOURCE_SEPARATOR), *second.source.split(SOURCE_SEPARATOR)]
+    return replace(
+        winner,
+        source=SOURCE_SEPARATOR.join(dict.fromkeys(s for s in sources if s)),
+        end_line=winner.end_line or other.end_line,
+        category=winner.category or other.category,
+        cwe=winner.cwe or other.cwe,
+        explanation=winner.explanation or other.explanation,
+        exploit_scenario=winner.exploit_scenario or other.exploit_scenario,
+        recommendation=winner.recommendation or other.recommendation,
+        suggestion=winner.suggestion or other.suggestion,
+        confidence=max(winner.confidence, other.confidence),
+    )

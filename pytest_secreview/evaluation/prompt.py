@@ -21,7 +21,7 @@ from .findings import Finding
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 #: Bumped whenever a prompt file changes meaning; part of the evaluation cache key.
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 
 
 @cache

@@ -35,9 +35,11 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
         )
         for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
     ]
+    unreviewed = {r.nodeid: r.not_reviewed for r in summary.items.values() if r.not_reviewed}
     not_reviewed = [
-        NotReviewed(path=i.path, rule=i.rule, reason=i.reason or i.outcome)
-        for i in items if i.outcome in ("skipped", "error")
+        NotReviewed(path=i.path, rule=i.rule,
+                    reason=i.reason or unreviewed.get(i.nodeid) or i.outcome)
+        for i in items if i.outcome in ("skipped", "error") or i.nodeid in unreviewed
     ]
     for file in review.diff.files:
         if file.binary:

@@ -42,7 +42,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
     root = invocation / settings.artifacts
     report_dir = invocation / settings.report if settings.report else root / "report"
     try:
-        writer = ArtifactWriter(root)
+        writer = ArtifactWriter(root, own=True)
         writer.write_inputs(review.diff, review.rule_files.sources)
         for nodeid, result in sorted(summary.items.items()):
             if result.artifact is not None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ..severity import Severity, worst_first
+from ..unreviewed import NOT_REVIEWED_PROPERTY
 
 
 @dataclass
@@ -32,6 +33,9 @@ class ItemResult:
     mode: str | None = None
     cached: bool = False
     artifact: dict[str, Any] | None = None
+    #: Why part of the item's review could not run (``--secreview-unreviewed`` decided its
+    #: outcome); None when it was fully evaluated.
+    not_reviewed: str | None = None
     duration: float = 0.0  # seconds over every phase
     risk_evidence: dict[str, Any] | None = None  # the intent audit's, apart from judgment
     assessments: list[dict[str, Any]] = field(default_factory=list)
@@ -66,6 +70,8 @@ class Summary:
             result.usage = json.loads(props.get("secreview_usage", "{}"))
             result.mode = props.get("secreview_mode")
             result.cached = props.get("secreview_cached") == "true"
+        if NOT_REVIEWED_PROPERTY in props:
+            result.not_reviewed = props[NOT_REVIEWED_PROPERTY]
         if "secreview_risk_evidence" in props:
             result.risk_evidence = json.loads(props["secreview_risk_evidence"])
             result.assessments = json.loads(props.get("secreview_assessments", "[]"))
