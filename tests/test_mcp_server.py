@@ -25,7 +25,9 @@ from tests.gitutil import GitRepo
 pytest.importorskip("mcp", reason="the MCP tests need the extra: pip install -e '.[test,mcp]'")
 
 import anyio
-from mcp import Client, StdioServerParameters
+import httpx
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from pytest_secreview.mcp.cli import is_loopback, parse_http
 from pytest_secreview.mcp.review_tools import ReviewScope
@@ -79,10 +81,14 @@ def _params(repo: Path, *extra: str) -> StdioServerParameters:
     )
 
 
-def _with_client(repo: Path, body: Callable[[Client], Awaitable[T]]) -> T:
+def _with_client(repo: Path, body: Callable[[ClientSession], Awaitable[T]]) -> T:
     async def run() -> T:
         with anyio.fail_after(120):
-            async with Client(_params(repo)) as client:
+            async with (
+                stdio_client(_params(repo)) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
                 return await body(client)
 
     return anyio.run(run)
@@ -93,17 +99,17 @@ def _text(result: Any) -> str:
 
 
 def test_lists_the_registry_tools_with_the_registry_schemas(repo: Path) -> None:
-    async def body(client: Client) -> Any:
+    async def body(client: ClientSession) -> Any:
         return (await client.list_tools()).tools
 
     tools = _with_client(repo, body)
     assert [tool.name for tool in tools] == EXPECTED_TOOLS
     specs = ReviewService(ReviewScope(repo=repo, base="main")).specs()
     # One source of truth: the schema a client sees is the registry's declaration itself.
-    assert [(t.name, t.description, t.input_schema) for t in tools] == [
+    assert [(t.name, t.description, t.inputSchema) for t in tools] == [
         (s["name"], s["description"], s["parameters"]) for s in specs
     ]
-    assert all(tool.annotations and tool.annotations.read_only_hint for tool in tools)
+    assert all(tool.annotations and tool.annotations.readOnlyHint for tool in tools)
 
 
 CALLS: list[tuple[str, dict[str, Any], str]] = [
@@ -121,9 +127,9 @@ CALLS: list[tuple[str, dict[str, Any], str]] = [
 
 
 def test_every_tool_answers_and_no_secret_leaves(repo: Path) -> None:
-    async def body(client: Client) -> list[tuple[bool, str]]:
+    async def body(client: ClientSession) -> list[tuple[bool, str]]:
         return [
-            (result.is_error, _text(result))
+            (result.isError, _text(result))
             for result in [await client.call_tool(name, args) for name, args, _ in CALLS]
         ]
 
@@ -155,14 +161,14 @@ HOSTILE: list[tuple[str, str, dict[str, Any], str]] = [
 
 
 def test_hostile_calls_get_an_error_string_never_the_content(repo: Path) -> None:
-    async def body(client: Client) -> list[tuple[bool, str]]:
+    async def body(client: ClientSession) -> list[tuple[bool, str]]:
         out = []
         for _, name, args, _ in HOSTILE:
             result = await client.call_tool(name, args)
-            out.append((result.is_error, _text(result)))
+            out.append((result.isError, _text(result)))
         # search across the whole repository skips the secret file too
         found = await client.call_tool("search_files", {"pattern": "ENV-FILE-CONTENT-[0-9a-f]+"})
-        out.append((found.is_error, _text(found)))
+        out.append((found.isError, _text(found)))
         return out
 
     results = _with_client(repo, body)
@@ -178,7 +184,7 @@ def test_hostile_calls_get_an_error_string_never_the_content(repo: Path) -> None
 def test_review_diff_follows_new_commits_on_head(pr_repo: GitRepo) -> None:
     git = pr_repo
 
-    async def body(client: Client) -> tuple[str, str]:
+    async def body(client: ClientSession) -> tuple[str, str]:
         before = _text(await client.call_tool("review_diff", {}))
         git.write("app/more.py", f'x = 1\nOTHER = "{aws_key_id()}"\n')
         git.commit("more")
@@ -226,17 +232,34 @@ def test_streamable_http_on_loopback(repo: Path) -> None:
 
         async def run() -> tuple[list[str], bool, str]:
             with anyio.fail_after(60):
-                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                url = f"http://127.0.0.1:{port}/mcp"
+                async with (
+                    streamable_http_client(url) as (read, write, _),
+                    ClientSession(read, write) as client,
+                ):
+                    await client.initialize()
                     names = [t.name for t in (await client.list_tools()).tools]
                     denied = await client.call_tool("read_file", {"path": ".env"})
-                    return names, denied.is_error, _text(denied)
+                    return names, bool(denied.isError), _text(denied)
 
         names, is_error, text = anyio.run(run)
+        # DNS rebinding: a web page whose name resolves to 127.0.0.1 sends its own Host and
+        # Origin; both are refused before any tool runs.
+        rebinding = [
+            httpx.post(
+                f"http://127.0.0.1:{port}/mcp", headers=headers, timeout=30,
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            ).status_code
+            for headers in (
+                {"Host": "attacker.example"}, {"Origin": "http://attacker.example"},
+            )
+        ]
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
     assert names == EXPECTED_TOOLS
     assert is_error and ENV_MARKER not in text
+    assert rebinding == [421, 403]
 
 
 @pytest.mark.parametrize(
