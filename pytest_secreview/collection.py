@@ -31,7 +31,8 @@ _MARK = pytest.mark.secreview
 
 def _skip(reason: str) -> NoReturn:
     # Reported at the item's location (the reviewed file), not at this line of the plugin.
-    raise pytest.skip.Exception(reason, _use_item_location=True)
+    # The reason may quote a provider, a model or a file name: one line, never a command.
+    raise pytest.skip.Exception(one_line(reason), _use_item_location=True)
 
 
 class RuleFile(pytest.File):
@@ -191,7 +192,7 @@ class RuleItem(pytest.Item):
                 parts += ["", f"also reported, below {threshold}:"]
                 parts += [format_finding(f) for f in exc.others]
             if exc.note:
-                parts += ["", f"note: {exc.note}"]
+                parts += ["", f"note: {one_line(exc.note)}"]
             return "\n".join(parts)
         return super().repr_failure(excinfo)
 
@@ -201,7 +202,7 @@ class RuleItem(pytest.Item):
         # pytest renders errors raised in setup through this method, not repr_failure: an
         # infrastructure failure is one clear line, not a traceback through our internals.
         if isinstance(excinfo.value, EvaluationError):
-            return f"review could not be completed: {excinfo.value}"
+            return f"review could not be completed: {one_line(str(excinfo.value))}"
         return super()._repr_failure_py(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -64,6 +64,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_SESSION_DIR] = (
             Path(workerinput[WORKERINPUT_KEY]) if workerinput else create_session_dir()
         )
+        if not workerinput and os.environ.get("GITHUB_ACTIONS") == "true":
+            from .reporting.actions import ACTIONS_LOG_PLUGIN, ActionsLog
+
+            # Workflow commands are off while pytest prints text from the PR and models.
+            config.pluginmanager.register(ActionsLog(config), ACTIONS_LOG_PLUGIN)
         from .diff.prefetch import DiffPrefetch
 
         # git works on the diff while pytest and the plugin finish starting.

@@ -87,7 +87,7 @@ def write_summary(
         tr.line(one_line(line))
     for note in review.rule_files.notes:
         if note not in review.warnings:
-            tr.line(f"note: {note}", yellow=True)
+            tr.line(f"note: {one_line(note)}", yellow=True)
     if review.deselected or (review.selection and not summary.items):
         given = " ".join(f"{k}={v!r}" for k, v in sorted(review.selection.items()))
         tr.line(f"{review.deselected} review item(s) deselected ({given or 'selection options'})"
