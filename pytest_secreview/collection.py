@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
-from .errors import EvaluationError, RuleError
+from .diff.model import FileDiff
+from .errors import EvaluationError, GitError, RuleError
 from .evaluation.evaluate import Evaluation
 from .evaluation.findings import Finding
 from .rules.loader import RuleSource
@@ -91,6 +92,18 @@ def format_finding(finding: Finding) -> str:
         meta.append(finding.cwe)
     lines.append("    (" + ", ".join(meta) + ")")
     return "\n".join(lines)
+
+
+def findings_repr(exc: FindingsFailure, threshold: str, subject: str) -> str:
+    """The failure report of an item: the findings at the threshold, the others, the note."""
+    parts = [f"{len(exc.failing)} finding(s) at or above {threshold} ({subject})", "",
+             *(format_finding(f) for f in exc.failing)]
+    if exc.others:
+        parts += ["", f"also reported, below {threshold}:"]
+        parts += [format_finding(f) for f in exc.others]
+    if exc.note:
+        parts += ["", f"note: {one_line(exc.note)}"]
+    return "\n".join(parts)
 
 
 class RuleItem(pytest.Item):
@@ -183,17 +196,7 @@ class RuleItem(pytest.Item):
         exc = excinfo.value
         if isinstance(exc, FindingsFailure):
             threshold = self.review.settings.fail_on.value
-            head = (
-                f"{len(exc.failing)} finding(s) at or above {threshold} "
-                f"({self.target.rule.title})"
-            )
-            parts = [head, "", *(format_finding(f) for f in exc.failing)]
-            if exc.others:
-                parts += ["", f"also reported, below {threshold}:"]
-                parts += [format_finding(f) for f in exc.others]
-            if exc.note:
-                parts += ["", f"note: {one_line(exc.note)}"]
-            return "\n".join(parts)
+            return findings_repr(exc, threshold, self.target.rule.title)
         return super().repr_failure(excinfo)
 
     def _repr_failure_py(  # type: ignore[override]
@@ -213,21 +216,66 @@ class RuleItem(pytest.Item):
 
 
 class UnreviewedItem(pytest.Item):
-    """A changed text file that could not be parsed or reviewed (e.g. too large). It is
-    skipped with the reason, never passed: nothing is green that was not checked."""
+    """A changed file the review cannot read whole: too large, or binary to git. The
+    deterministic rules still scan it, line by line from git in bounded memory: a finding at
+    the threshold fails the item; otherwise it is skipped with the reason, never passed."""
 
-    def __init__(self, *, path: str, reason: str, **kwargs: Any) -> None:
+    def __init__(self, *, file: FileDiff, reason: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.reviewed_path = path
+        self.file = file
+        self.reviewed_path = file.path
         self.reason = reason
         self.add_marker(_MARK)
-        self.user_properties.append(("secreview_path", path))
+        self.user_properties.append(("secreview_path", file.path))
 
     def setup(self) -> None:
-        _skip(f"{one_line(self.reviewed_path)} not reviewed: {self.reason}")
+        from .evaluation.deterministic import MAX_STREAMED_FINDINGS, scan_unreviewed
 
-    def runtest(self) -> None:  # pragma: no cover - setup always skips
-        raise AssertionError("unreachable: an unreviewed file is never evaluated")
+        review = self.config.stash[REVIEW_KEY]
+        note = f"{self.reason}; the deterministic rules scanned it line by line"
+        try:
+            found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
+                                         review.diff.head_sha, self.file, review.rules)
+        except GitError as exc:
+            found, cut = [], False
+            note = f"{self.reason}; the deterministic scan failed: {exc}"
+        if cut:
+            note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
+        hook = self.config.hook.pytest_secreview_filter_finding
+        findings = [f for f in found if hook(finding=f, item=self) is not False]
+        data: dict[str, Any] = {
+            "rule": None, "path": self.file.path, "findings": [f.to_json() for f in findings],
+            "mode": "deterministic", "usage": {}, "not_reviewed": note, "cached": False,
+            "error": None,
+        }
+        review.metadata[self.nodeid] = data
+        self.user_properties.append(
+            ("secreview_findings", json.dumps(data["findings"], sort_keys=True)))
+        self.user_properties.append(("secreview_usage", "{}"))
+        self.user_properties.append(("secreview_mode", "deterministic"))
+        self.user_properties.append(("secreview_cached", "false"))
+        self.findings = findings
+        self.note = note
+        if not self._failing():
+            _skip(f"{self.file.path} not reviewed: {note}")
+
+    def _failing(self) -> list[Finding]:
+        threshold = self.config.stash[REVIEW_KEY].settings.fail_on
+        return [f for f in self.findings if f.severity.at_least(threshold)]
+
+    def runtest(self) -> None:
+        failing = self._failing()
+        others = [f for f in self.findings if f not in failing]
+        raise FindingsFailure(failing, others, self.note)
+
+    def repr_failure(
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        exc = excinfo.value
+        if isinstance(exc, FindingsFailure):
+            threshold = self.config.stash[REVIEW_KEY].settings.fail_on.value
+            return findings_repr(exc, threshold, f"{one_line(self.file.path)}, not reviewed")
+        return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         path = one_line(self.reviewed_path)

@@ -142,11 +142,11 @@ def pytest_collection_modifyitems(
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
         items.extend(intent_items(session, review))  # the intent audit: one per change
         for file in sorted(review.diff.files, key=lambda f: f.path):
-            if file.too_large:
+            reason = file.unreviewed_reason  # too large, or binary to git
+            if reason:
                 name = f"unreviewed[{one_line(file.path)}]"
                 items.append(UnreviewedItem.from_parent(
-                    session, name=name, nodeid=f"secreview::{name}", path=file.path,
-                    reason="the file's diff is too large to review",
+                    session, name=name, nodeid=f"secreview::{name}", file=file, reason=reason,
                 ))
 
 

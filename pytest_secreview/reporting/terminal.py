@@ -75,7 +75,8 @@ def write_summary(
                 tr.line(f"  {len(labels)} x {one_line(reason)}")
                 tr.line(f"      {one_line(names)}")
     left_out = {
-        "binary": sum(1 for f in files if f.binary),
+        # A changed binary file has an item of its own (scanned, not reviewed).
+        "binary": sum(1 for f in files if f.binary and f.kind.value == "deleted"),
         "deleted": sum(1 for f in files if f.kind.value == "deleted" and not f.binary),
         "submodule": sum(1 for f in files if f.submodule),
     }
