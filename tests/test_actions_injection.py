@@ -131,3 +131,31 @@ def test_one_line_never_starts_a_command_and_never_breaks_a_line(text: str) -> N
 def test_one_line_keeps_ordinary_text_readable() -> None:
     assert one_line("std::io::Result in src/a.rs") == "std::io::Result in src/a.rs"
     assert one_line("# heading [link]") == "# heading [link]"
+
+
+def test_a_review_that_cannot_start_still_resumes_workflow_commands(
+    pytester: pytest.Pytester, review_repo: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    review_repo(rules={"creds": RULE}, pr={"a.py": "x = 1\n"})
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = pytester.runpytest_subprocess(
+        "--secreview", "--base", "no-such-branch", "-p", "no:cacheprovider",
+        "--secreview-rules", "secreview/rules",
+    )
+    assert result.ret != 0
+    lines = runner_lines("\n".join(result.outlines + result.errlines))
+    stops = [line.split("::")[2] for line in lines if line.startswith("::stop-commands::")]
+    assert len(stops) == 1
+    assert f"::{stops[0]}::" in lines
+
+
+def test_log_records_of_the_plugin_are_single_neutralised_lines(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from pytest_secreview.logs import get_logger
+
+    with caplog.at_level("WARNING"):
+        get_logger("pytest_secreview.llm").warning("provider said: %s", "x\n::add-mask::y")
+    (record,) = caplog.records
+    assert "\n" not in record.getMessage()
+    assert record.getMessage() == "provider said: x\\n::add-mask::y"
