@@ -215,6 +215,15 @@ _case("aws_secret_line_after_key_id", "aws_secret_access_key")(
 _case("aws_secret_as_kwarg_default", "aws_secret_access_key")(
     lambda: _embed('def connect(region, creds="{s}"):', _chars(_ALNUM + "/+", 40))
 )
+_case("aws_secret_yaml_list_after_key_id", "aws_secret_access_key")(
+    lambda: _embed(f"credentials:\n  - {aws_key_id()}\n  - {{s}}\n", _chars(_ALNUM + "/+", 40))
+)
+_case("aws_secret_go_getenv_default", "aws_secret_access_key")(
+    lambda: _embed('secret := getEnv("AWS_SECRET", "{s}")', _chars(_ALNUM + "/+", 40))
+)
+_case("password_java_get_or_default", "password")(
+    lambda: _embed('System.getenv().getOrDefault("DB_PASSWORD", "{s}");', _chars(_ALNUM, 16))
+)
 _case("password_as_getenv_default", "password")(
     lambda: _embed('DB = os.getenv("DB_PASSWORD", "{s}")', _chars(_ALNUM, 12))
 )

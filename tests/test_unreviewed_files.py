@@ -102,11 +102,25 @@ def test_one_nul_byte_does_not_hide_a_secret(
 ) -> None:
     text = f"import os\n\x00\nKEY = '{aws_key_id()}'\n"
     review_repo(rules={"aws": SECRET_RULE}, pr={"settings.py": text})
-    result = run(pytester)
+    result = run(pytester, "--json-report", "--json-report-file=r.json")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "settings.py:3  CRITICAL  AWS access key id in source" in out
     assert "binary" in out
+    (test,) = json.loads((pytester.path / "r.json").read_text())["tests"]
+    meta = test["metadata"]["secreview"]
+    assert meta["not_reviewed"].startswith("binary file")
+    assert [(f["line"], f["severity"]) for f in meta["findings"]] == [(3, "CRITICAL")]
+
+
+def test_the_offline_review_reports_what_the_item_reports(review_repo: Build) -> None:
+    from pytest_secreview.evaluation.offline import review_range
+
+    repo = review_repo(rules={"aws": SECRET_RULE},
+                       pr={"settings.py": f"\x00\nKEY = '{aws_key_id()}'\n"})
+    result = review_range(repo.path, "main", rules=["secreview/rules"])
+    assert [(f.path, f.line) for f in result.findings] == [("settings.py", 2)]
+    assert [p for p, _ in result.not_reviewed] == ["settings.py"]
 
 
 def test_a_real_binary_file_is_listed_as_binary_and_reports_nothing(
