@@ -187,3 +187,21 @@ def test_streamed_scan_agrees_with_the_hunk_scan() -> None:
     streamed, _ = scan_changed_lines([rule], "a.py", lines)
     assert sorted((f.line, f.title, f.fingerprint) for f in streamed) == sorted(
         (f.line, f.title, f.fingerprint) for f in run_detect(rule, file))
+
+
+def test_a_path_git_cannot_match_is_a_failed_scan_not_a_clean_one(tmp_path: Path) -> None:
+    from pytest_secreview.diff.git import load_diff
+    from pytest_secreview.errors import GitError
+    from pytest_secreview.evaluation.deterministic import scan_unreviewed
+
+    repo = GitRepo(tmp_path / "r")
+    repo.write("README.md", "x\n")
+    repo.commit("base")
+    name = "bad\udcff.py"  # not valid UTF-8 on disk: the diff's path is decoded with U+FFFD
+    (repo.path / name).write_bytes(f"\x00\nKEY = '{aws_key_id()}'\n".encode())
+    repo.commit("pr")
+    diff = load_diff(repo.path, "HEAD~1")
+    (file,) = [f for f in diff.files if f.unreviewed_reason]
+    rule = parse_rule(SECRET_RULE.encode(), "aws.md")
+    with pytest.raises(GitError, match="printed no changed line"):
+        scan_unreviewed(repo.path, diff.base_sha, diff.head_sha, file, [rule])

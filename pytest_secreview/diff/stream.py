@@ -11,6 +11,7 @@ pieces, so memory stays bounded whatever the file holds (one 9 MiB line included
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import IO
 
 from ..errors import GitError
 from ..gitcmd import popen_git, validate_ref
-from .git import _ensure_repo
+from .git import _drain, _ensure_repo
 
 __all__ = ["OVERLAP_BYTES", "PIECE_BYTES", "ChangedLine", "stream_changed_lines"]
 
@@ -94,6 +95,10 @@ def stream_changed_lines(
     proc = popen_git(git_dir, "--bare", "diff", *_OPTIONS, "--end-of-options", base_sha,
                      head_sha, "--", f":(literal){path}")
     assert proc.stdout is not None and proc.stderr is not None
+    # Drained aside, so git never blocks on a full stderr pipe while stdout is read.
+    stderr = bytearray()
+    reader = threading.Thread(target=_drain, args=(proc.stderr, stderr), daemon=True)
+    reader.start()
     in_hunk = False
     added = False
     new_no = 0
@@ -126,9 +131,9 @@ def stream_changed_lines(
         if not finished:
             proc.kill()  # the consumer stopped early, or failed
         proc.stdout.close()
-        stderr = proc.stderr.read(64 * 1024)
-        proc.stderr.close()
         returncode = proc.wait()
+        reader.join()
+        proc.stderr.close()
     if returncode != 0:
         message = stderr.decode("utf-8", "replace").strip() or f"exit status {returncode}"
         raise GitError(f"git diff of {path!r} failed: {message}")

@@ -17,6 +17,7 @@ import re2
 
 from ..diff.model import FileDiff
 from ..diff.stream import ChangedLine, stream_changed_lines
+from ..errors import GitError
 from ..rules.matcher import PathFilter
 from ..rules.model import Detect, Rule
 from .findings import Finding
@@ -213,5 +214,17 @@ def scan_unreviewed(
 ) -> tuple[list[Finding], bool]:
     """:func:`scan_changed_lines` over ``file``'s changes read from git (see
     :func:`~pytest_secreview.diff.stream.stream_changed_lines`); raises ``GitError``."""
-    lines = stream_changed_lines(repo, base_sha, head_sha, file.path)
-    return scan_changed_lines(rules, file.path, lines)
+    seen = 0
+
+    def counted() -> Iterator[ChangedLine]:
+        nonlocal seen
+        for line in stream_changed_lines(repo, base_sha, head_sha, file.path):
+            seen += 1
+            yield line
+
+    result = scan_changed_lines(rules, file.path, counted())
+    if not seen and any(PathFilter(rule).selects(file.path) for rule in rules):
+        # A changed file always has lines to read: none means git could not match the path
+        # (a name that is not valid UTF-8, say). Say so rather than report a clean scan.
+        raise GitError(f"git diff of {file.path!r} printed no changed line to scan")
+    return result
