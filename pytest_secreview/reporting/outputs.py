@@ -16,8 +16,8 @@ from ..github.client import GitHubClient
 from ..github.context import PullRequest, pull_request_from_env
 from ..options import Settings
 from ..state import ReviewState
-from .artifacts import ArtifactWriter, dump_json
 from .actions import ACTIONS_LOG_PLUGIN, ActionsLog
+from .artifacts import ArtifactWriter, dump_json
 from .build import build_report
 from .merge import DURATIONS_NAME, write_durations
 from .model import Report
