@@ -77,9 +77,11 @@ def server() -> Iterator[FakeServer]:
         yield running.start()
 
 
+@pytest.mark.parametrize("workers", [pytest.param((), id="serial"),
+                                     pytest.param(("-n", "2"), id="xdist")])
 def test_no_line_of_a_hostile_review_reads_as_a_command_the_plugin_did_not_write(
     pytester: pytest.Pytester, review_repo: Build, server: FakeServer,
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...],
 ) -> None:
     code = f"KEY = '{aws_key_id()}'\n" + "".join(f"# {h}\n" for h in HOSTILE)
     code += "x = 1\r::set-output name=cr::1\n"
@@ -92,7 +94,7 @@ def test_no_line_of_a_hostile_review_reads_as_a_command_the_plugin_did_not_write
     result = pytester.runpytest_subprocess(
         "--secreview", "--base", "main", "-p", "no:cacheprovider", "-rA", "-v",
         "--secreview-rules", "secreview/rules", "--secreview-model", "openai:gpt-4.1",
-        "--secreview-api-base", server.url,
+        "--secreview-api-base", server.url, *workers,
     )
     result.assert_outcomes(failed=3)
     output = "\n".join(result.outlines + result.errlines)
@@ -106,7 +108,11 @@ def test_no_line_of_a_hostile_review_reads_as_a_command_the_plugin_did_not_write
     assert len(stops) == 1 and resumes == stops, "one random token, stopped then resumed"
     token_line = commands.index(f"::{stops[0]}::")
     annotations = [i for i, m in enumerate(matches) if m and m["props"] is not None]
-    assert len(annotations) >= 3 and min(annotations) > token_line
+    # Each finding is one annotation on a line of its own (none lost on the progress line).
+    summary = pytester.path / "secreview-artifacts" / "report" / "summary.json"
+    findings = json.loads(summary.read_text())["findings"]
+    assert len(annotations) == len(findings) >= 3
+    assert min(annotations) > token_line
     for m in matches:
         if m and m["props"] is not None:
             assert "::" not in m["props"] and "\n" not in m["props"]
