@@ -314,6 +314,8 @@ NOT_SECRETS = [
     ("name_default", 'os.getenv("TOKEN_HEADER", "X-Service-Auth2")'),
     ("numeric_default", 'os.getenv("TOKEN_TTL_SECONDS", "86400000")'),
     ("word_default", 'os.getenv("PASSWORD_POLICY", "strict_mode")'),
+    ("lowercase_path_near_key", 'banner_key = "assets/img/2024/spring/banner/hero12abcd"'),
+    ("constant_near_key", 'KEY_NAME = "' + "CONFIG_" * 0 + "ABCDEFGHIJ0123456789" * 2 + '"'),
     ("base64_far_from_names", 'ICON = "' + "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf" + '"'),
 ]
 

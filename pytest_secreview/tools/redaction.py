@@ -90,6 +90,13 @@ def _random_looking(value: bytes, min_entropy: float) -> bool:
     return letters and _has_digit(value) and _entropy(value) >= min_entropy
 
 
+def _aws_secret_shape(value: bytes) -> bool:
+    # Generated base64: both cases, digits, high entropy. A lower-case path or an upper-case
+    # constant of 40 characters is not one (a random key has both cases all but always).
+    mixed = value.lower() != value and value.upper() != value
+    return mixed and _random_looking(value, 4.0)
+
+
 def _default_value(value: bytes) -> bool:
     # The default of a credential lookup: anything but a path, a URL, a number or a word.
     if len(value) < 8 or _is_placeholder(value) or value.isdigit():
@@ -208,7 +215,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(
         "aws_secret_access_key",
         rb"(?:\A|[^A-Za-z0-9/+=])(?P<v>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|\z)",
-        accept=lambda value: _random_looking(value, 4.0),
+        accept=_aws_secret_shape,
         context=_near_credential,
     ),
     _rule("gcp_api_key", rb"AIza[0-9A-Za-z_\-]{35}"),
