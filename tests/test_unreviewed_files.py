@@ -205,3 +205,27 @@ def test_a_path_git_cannot_match_is_a_failed_scan_not_a_clean_one(tmp_path: Path
     rule = parse_rule(SECRET_RULE.encode(), "aws.md")
     with pytest.raises(GitError, match="printed no changed line"):
         scan_unreviewed(repo.path, diff.base_sha, diff.head_sha, file, [rule])
+
+
+def test_binary_is_what_git_numstat_calls_binary(tmp_path: Path) -> None:
+    from pytest_secreview.diff.git import load_diff
+
+    repo = GitRepo(tmp_path / "r")
+    repo.write("README.md", "x\n")
+    repo.write("late.txt", "text\n")
+    repo.commit("base")
+    repo.write("logo.png", png_bytes())
+    repo.write("nul.py", "a = 1\n\x00\n")
+    repo.write("late.txt", "text\n" * 2000 + "\x00\n")  # NUL past git's first 8,000 bytes
+    repo.write("plain.py", "b = 2\n")
+    repo.write(".gitattributes", "*.py -diff\n")  # the PR's attributes do not decide
+    repo.commit("pr")
+    numstat = repo.git("diff", "--numstat", "--no-renames", "HEAD~1", "HEAD")
+    git_binary = {line.split("\t")[2] for line in numstat.splitlines()
+                  if line.startswith("-\t-\t")}
+    # numstat in the checkout honours .gitattributes; the review reads git objects only.
+    git_binary -= {"plain.py"}
+    diff = load_diff(repo.path, "HEAD~1")
+    assert {f.path for f in diff.files if f.binary} == git_binary == {"logo.png", "nul.py"}
+    late = next(f for f in diff.files if f.path == "late.txt")
+    assert late.reviewable and "\x00" in late.added_lines[-1].text  # text with a NUL: reviewed
