@@ -85,7 +85,9 @@ def test_no_line_of_a_hostile_review_reads_as_a_command_the_plugin_did_not_write
 ) -> None:
     code = f"KEY = '{aws_key_id()}'\n" + "".join(f"# {h}\n" for h in HOSTILE)
     code += "x = 1\r::set-output name=cr::1\n"
-    review_repo(rules={"creds": RULE}, pr={name: code for name in FILE_NAMES})
+    # A changed conftest.py is named in a PytestWarning (the warnings summary) too.
+    conftest = {"evil\n::warning::forged-warning/conftest.py": "x = 1\n"}
+    review_repo(rules={"creds": RULE}, pr={**{name: code for name in FILE_NAMES}, **conftest})
     for _ in FILE_NAMES:  # a model's path holds no control character: validated
         server.queue(model_reply(FILE_NAMES[0]))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
@@ -99,6 +101,7 @@ def test_no_line_of_a_hostile_review_reads_as_a_command_the_plugin_did_not_write
     result.assert_outcomes(failed=3)
     output = "\n".join(result.outlines + result.errlines)
     assert "forged" in output and "hidden" in output, "the hostile text is shown, neutralised"
+    assert "PytestWarning: secreview: this pull request changes evil" in output
     commands = [line for line in runner_lines(output) if line.startswith(("::", "##["))]
     forged = [line for line in commands if not _PLUGIN_COMMAND.fullmatch(line)]
     assert not forged, "commands the plugin did not write:\n" + "\n".join(forged)
