@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
-from .errors import EvaluationError, RuleError
+from .diff.model import FileDiff
+from .errors import EvaluationError, GitError, RuleError
 from .evaluation.evaluate import Evaluation
 from .evaluation.findings import Finding
 from .rules.loader import RuleSource
@@ -134,6 +135,18 @@ def format_finding(finding: Finding) -> str:
     return "\n".join(lines)
 
 
+def findings_repr(exc: FindingsFailure, threshold: str, subject: str) -> str:
+    """The failure report of an item: the findings at the threshold, the others, the note."""
+    parts = [f"{len(exc.failing)} finding(s) at or above {threshold} ({subject})", "",
+             *(format_finding(f) for f in exc.failing)]
+    if exc.others:
+        parts += ["", f"also reported, below {threshold}:"]
+        parts += [format_finding(f) for f in exc.others]
+    if exc.note:
+        parts += ["", f"note: {one_line(exc.note)}"]
+    return "\n".join(parts)
+
+
 class RuleItem(pytest.Item):
     """One rule applied to one changed file."""
 
@@ -235,17 +248,7 @@ class RuleItem(pytest.Item):
         exc = excinfo.value
         if isinstance(exc, FindingsFailure):
             threshold = self.review.settings.fail_on.value
-            head = (
-                f"{len(exc.failing)} finding(s) at or above {threshold} "
-                f"({self.target.rule.title})"
-            )
-            parts = [head, "", *(format_finding(f) for f in exc.failing)]
-            if exc.others:
-                parts += ["", f"also reported, below {threshold}:"]
-                parts += [format_finding(f) for f in exc.others]
-            if exc.note:
-                parts += ["", f"note: {exc.note}"]
-            return "\n".join(parts)
+            return findings_repr(exc, threshold, self.target.rule.title)
         if isinstance(exc, UnreviewedFailure):
             return exc.message
         return super().repr_failure(excinfo)
@@ -256,7 +259,7 @@ class RuleItem(pytest.Item):
         # pytest renders errors raised in setup through this method, not repr_failure: an
         # infrastructure failure is one clear line, not a traceback through our internals.
         if isinstance(excinfo.value, EvaluationError):
-            return f"review could not be completed: {excinfo.value}"
+            return f"review could not be completed: {one_line(str(excinfo.value))}"
         return super()._repr_failure_py(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -267,30 +270,72 @@ class RuleItem(pytest.Item):
 
 
 class UnreviewedItem(pytest.Item):
-    """A changed text file that could not be parsed or reviewed (e.g. too large). Never a
-    pass: ``runtest`` applies the ``--secreview-unreviewed`` policy (fail, or skip with the
-    reason). Checks that can still run on such a file belong in ``setup``; findings they
-    raise to the threshold should fail the item before the policy applies."""
+    """A changed file the review cannot read whole: too large, or binary to git. The
+    deterministic rules still scan it, line by line from git in bounded memory: a finding at
+    the threshold fails the item; otherwise the ``--secreview-unreviewed`` policy decides
+    (fail, or skip with the reason), never a pass."""
 
-    def __init__(self, *, path: str, reason: str, **kwargs: Any) -> None:
+    def __init__(self, *, file: FileDiff, reason: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.reviewed_path = path
+        self.file = file
+        self.reviewed_path = file.path
         self.reason = reason
         self.add_marker(_MARK)
-        self.user_properties.append(("secreview_path", path))
-        self.user_properties.append((NOT_REVIEWED_PROPERTY, reason))
+        self.user_properties.append(("secreview_path", file.path))
+
+    def setup(self) -> None:
+        from .evaluation.deterministic import MAX_STREAMED_FINDINGS, scan_unreviewed
+
+        review = self.config.stash[REVIEW_KEY]
+        note = f"{self.reason}; the deterministic rules scanned it line by line"
+        try:
+            found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
+                                         review.diff.head_sha, self.file, review.rules)
+        except GitError as exc:
+            found, cut = [], False
+            note = f"{self.reason}; the deterministic scan failed: {exc}"
+        if cut:
+            note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
+        hook = self.config.hook.pytest_secreview_filter_finding
+        findings = [f for f in found if hook(finding=f, item=self) is not False]
+        data: dict[str, Any] = {
+            "rule": None, "path": self.file.path, "findings": [f.to_json() for f in findings],
+            "mode": "deterministic", "usage": {}, "not_reviewed": note, "cached": False,
+            "error": None,
+        }
+        review.metadata[self.nodeid] = data
+        self.user_properties.append(
+            ("secreview_findings", json.dumps(data["findings"], sort_keys=True)))
+        self.user_properties.append(("secreview_usage", "{}"))
+        self.user_properties.append(("secreview_mode", "deterministic"))
+        self.user_properties.append(("secreview_cached", "false"))
+        self.user_properties.append((NOT_REVIEWED_PROPERTY, note))
+        self.findings = findings
+        self.note = note
+
+    def _failing(self) -> list[Finding]:
+        threshold = self.config.stash[REVIEW_KEY].settings.fail_on
+        return [f for f in self.findings if f.severity.at_least(threshold)]
 
     def runtest(self) -> None:
-        path = one_line(self.reviewed_path)
+        failing = self._failing()
+        if failing:
+            others = [f for f in self.findings if f not in failing]
+            raise FindingsFailure(failing, others, self.note)
+        path = one_line(self.file.path)
         judge_unreviewed(self.config.stash[REVIEW_KEY].settings.unreviewed, what=path,
-                         why=self.reason, skip_message=f"{path} not reviewed: {self.reason}")
+                         why=self.note, skip_message=f"{path} not reviewed: {self.note}")
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, UnreviewedFailure):
-            return excinfo.value.message
-        return super().repr_failure(excinfo, style)
+        exc = excinfo.value
+        if isinstance(exc, FindingsFailure):
+            threshold = self.config.stash[REVIEW_KEY].settings.fail_on.value
+            return findings_repr(exc, threshold, f"{one_line(self.file.path)}, not reviewed")
+        if isinstance(exc, UnreviewedFailure):
+            return exc.message
+        return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         path = one_line(self.reviewed_path)

@@ -65,6 +65,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_SESSION_DIR] = (
             Path(workerinput[WORKERINPUT_KEY]) if workerinput else create_session_dir()
         )
+        if not workerinput and os.environ.get("GITHUB_ACTIONS") == "true":
+            from .reporting.actions import ACTIONS_LOG_PLUGIN, ActionsLog
+
+            # Workflow commands are off while pytest prints text from the PR and models.
+            config.pluginmanager.register(ActionsLog(config), ACTIONS_LOG_PLUGIN)
         from .diff.prefetch import DiffPrefetch
 
         # git works on the diff while pytest and the plugin finish starting.
@@ -138,11 +143,11 @@ def pytest_collection_modifyitems(
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
         items.extend(intent_items(session, review))  # the intent audit: one per change
         for file in sorted(review.diff.files, key=lambda f: f.path):
-            if file.too_large:
+            reason = file.unreviewed_reason  # too large, or binary to git
+            if reason:
                 name = f"unreviewed[{one_line(file.path)}]"
                 items.append(UnreviewedItem.from_parent(
-                    session, name=name, nodeid=f"secreview::{name}", path=file.path,
-                    reason="the file's diff is too large to review",
+                    session, name=name, nodeid=f"secreview::{name}", file=file, reason=reason,
                 ))
 
 

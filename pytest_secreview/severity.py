@@ -43,12 +43,26 @@ def worst_first(severity: Severity, path: str, line: int, *ties: str
     by ``ties`` (rule, title, fingerprint ...) so equal locations still sort stably."""
     return (-severity.rank, path, line, ties)
 
-_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x20), 0x7F]}
-_CONTROL.update({0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
+
+# C0 and C1 controls, DEL, and the characters some readers take as a line break (NEL, LINE
+# and PARAGRAPH SEPARATOR): none of them may reach a log line raw.
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x20), *range(0x7F, 0xA0)]}
+_CONTROL.update({0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x2028: "\\u2028",
+                 0x2029: "\\u2029"})
 
 
 def one_line(text: str) -> str:
-    """``text`` with control characters escaped (``\\n``, ``\\x1b`` ...): what a pull request or
-    a model wrote can never start a new log line (a GitHub workflow command) or drive the
-    terminal."""
-    return text.translate(_CONTROL)
+    """``text`` made safe to print on one log line: the one neutralising function for
+    everything a pull request or a model wrote (file names, titles, explanations, reasons).
+
+    Control characters are escaped (``\\n``, ``\\x1b`` ...), so the text can never start a new
+    line or drive the terminal; GitHub Actions workflow commands cannot be formed from it
+    either: a leading ``:`` (after whitespace, which the runner trims) is written ``\\x3a`` and
+    every legacy ``##[`` (matched anywhere in a line) is written ``\\x23#[``. Ordinary text,
+    ``std::io`` included, is unchanged.
+    """
+    text = text.translate(_CONTROL).replace("##[", "\\x23#[")
+    stripped = text.lstrip()
+    if stripped.startswith(":"):
+        text = text[: len(text) - len(stripped)] + "\\x3a" + stripped[1:]
+    return text

@@ -27,6 +27,7 @@ from .diff.model import Diff
 from .errors import ConfigError
 from .invocation import SELECTION, CommandLine, parse_command_line, trusted_args
 from .options import SPECS, Settings, ini_values, load_settings
+from .severity import one_line
 from .trust import (
     CONFIG_NAMES,
     ResolvedConfig,
@@ -274,7 +275,8 @@ def warn_exposure(config: pytest.Config, found: list[Exposure]) -> None:
     for item in found:
         if item.ran:
             config.issue_config_time_warning(
-                pytest.PytestWarning(f"secreview: {item.text}"), stacklevel=2)
+                # The text names the pull request's files: one neutralised line.
+                pytest.PytestWarning(f"secreview: {one_line(item.text)}"), stacklevel=2)
 
 
 # -- deselected review items -----------------------------------------------------------------

@@ -15,6 +15,8 @@ from typing import NoReturn
 
 import pytest
 
+from .severity import one_line
+
 #: The values of ``--secreview-unreviewed``.
 POLICIES = ("fail", "warn", "skip")
 DEFAULT_POLICY = "warn"
@@ -35,8 +37,8 @@ class UnreviewedFailure(Exception):
     def message(self) -> str:
         """The item's failure text: what was not evaluated, why, and which setting failed it."""
         return (
-            f"not reviewed: {self.what}\n"
-            f"    why: {self.why}\n"
+            f"not reviewed: {one_line(self.what)}\n"
+            f"    why: {one_line(self.why)}\n"
             "--secreview-unreviewed=fail made this item fail: nothing that was not checked "
             "passes. Fix the cause above, or use --secreview-unreviewed=warn to skip such items "
             "with a warning"
@@ -52,4 +54,5 @@ def judge_unreviewed(policy: str, *, what: str, why: str, skip_message: str | No
     """
     if policy == "fail":
         raise UnreviewedFailure(what, why)
-    raise pytest.skip.Exception(skip_message or why, _use_item_location=True)
+    # The reason may quote a provider, a model or a file name: one line, never a command.
+    raise pytest.skip.Exception(one_line(skip_message or why), _use_item_location=True)

@@ -219,15 +219,18 @@ def test_empty_diff_is_nothing_to_review_and_exit_zero(
     assert "nothing to review" in result.stdout.str()
 
 
-def test_deleted_and_binary_files_produce_no_items(
+def test_deleted_files_produce_no_items_and_binary_files_are_scanned_not_passed(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:
     review_repo(rules={"aws-key": SECRET_RULE.replace('any: ["AKIA"]', "any: []")},
                 base={"old.py": "x = 1\n"},
                 pr={"old.py": None, "blob.bin": "\x00\x01AKIA\x00"})
-    result = run(pytester)
+    result = run(pytester, "-rs")
     assert result.ret == pytest.ExitCode.OK
-    assert "1 binary, 1 deleted" in result.stdout.str()
+    result.assert_outcomes(skipped=1)
+    out = result.stdout.str()
+    assert "files without items: 1 deleted" in out
+    assert "blob.bin not reviewed: binary file" in out
 
 
 def test_removed_lines_only_change_can_produce_items(

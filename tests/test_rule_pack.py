@@ -72,6 +72,9 @@ LANGUAGE_OF = {ext: name for name, exts in REQUIRED_LANGUAGES.items() for ext in
 _GENERIC_CREDENTIAL_MESSAGES = {
     "Credential assigned from a string literal",
     "Password embedded in a connection URL",
+    "Credential as the fallback value of a configuration lookup",
+    # Its unless (hex digests, words) is what tells a key from a hash: judged in run_detect.
+    "Bare 40-character secret key next to a credential name (AWS secret access key shape)",
 }
 _OWASP = re.compile(r"^A(0[1-9]|10):2021-[A-Z][A-Za-z ,-]+$")
 _HEADING = re.compile(r"^##\s+(.+?)\s*$", re.MULTILINE)

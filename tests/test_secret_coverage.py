@@ -3,6 +3,8 @@ location and kind): a secret is never merely blanked out."""
 
 from __future__ import annotations
 
+import random
+import string
 from pathlib import Path
 
 import pytest
@@ -34,3 +36,38 @@ def test_every_redacted_secret_kind_is_also_reported(kind: str) -> None:
     findings = [f for rule in SECRET_RULES for f in run_detect(rule, file)]
     assert findings, f"{kind} is redacted but no deterministic rule reports it"
     assert secret.split("\n")[0] not in " ".join(f.title + f.explanation for f in findings)
+
+
+def _random(alphabet: str, n: int) -> str:
+    rng = random.Random(n)
+    return "".join(rng.choice(alphabet) for _ in range(n - 2)) + "7q"
+
+
+_B62 = string.ascii_letters + string.digits
+# Shapes the redactor hides with no key name right before the value (issue 10 item 8).
+BARE = {
+    "aws_secret_environ_default": lambda: (
+        'os.environ.get("AWS_SECRET", "' + _random(_B62 + "/+", 40) + '")'),
+    "aws_secret_kwarg_default": lambda: (
+        'def connect(region, creds="' + _random(_B62 + "/+", 40) + '"):'),
+    "password_getenv_default": lambda: (
+        'DB = os.getenv("DB_PASSWORD", "' + _random(_B62, 12) + '")'),
+    "token_get_default_kwarg": lambda: (
+        'cfg.get("api_token", default="' + _random(_B62, 24) + '")'),
+    "credential_python_or_default": lambda: (
+        'c = os.environ.get("SERVICE_CREDENTIAL") or "' + _random(_B62, 20) + '"'),
+    "secret_js_fallback": lambda: (
+        "const s = process.env.CLIENT_SECRET || '" + _random(_B62, 24) + "';"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BARE))
+def test_bare_secrets_the_redactor_hides_are_reported(name: str) -> None:
+    text = BARE[name]()
+    assert "[REDACTED:" in redact(text)
+    patch = (f"diff --git a/conf.py b/conf.py\nnew file mode 100644\n--- /dev/null\n"
+             f"+++ b/conf.py\n@@ -0,0 +1 @@\n+{text}\n")
+    (file,) = parse_diff_text(patch)
+    rule = SECRET_RULES[0]
+    assert any(p.search(text) for p in rule.grep_any), "the rule would not select the file"
+    assert run_detect(rule, file), f"{name} is redacted but no deterministic rule reports it"

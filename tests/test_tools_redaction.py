@@ -202,6 +202,45 @@ _case("npm_token", "npm_token")(
     lambda: _embed("//r/:_authToken={s}", "np" + "m_" + _chars(_ALNUM, 36))
 )
 
+# Bare values: no key name right before them (issue 10 item 8).
+_case("aws_secret_as_environ_default", "aws_secret_access_key")(
+    lambda: _embed('os.environ.get("AWS_SECRET", "{s}")', _chars(_ALNUM + "/+", 40))
+)
+_case("aws_secret_next_to_key_id", "aws_secret_access_key")(
+    lambda: _embed(f'boto3.client("s3", "{aws_key_id()}", "{{s}}")', _chars(_ALNUM + "/+", 40))
+)
+_case("aws_secret_line_after_key_id", "aws_secret_access_key")(
+    lambda: _embed(f'KEYS = [\n    "{aws_key_id()}",\n    "{{s}}",\n]', _chars(_ALNUM, 40))
+)
+_case("aws_secret_as_kwarg_default", "aws_secret_access_key")(
+    lambda: _embed('def connect(region, creds="{s}"):', _chars(_ALNUM + "/+", 40))
+)
+_case("aws_secret_yaml_list_after_key_id", "aws_secret_access_key")(
+    lambda: _embed(f"credentials:\n  - {aws_key_id()}\n  - {{s}}\n", _chars(_ALNUM + "/+", 40))
+)
+_case("aws_secret_go_getenv_default", "aws_secret_access_key")(
+    lambda: _embed('secret := getEnv("AWS_SECRET", "{s}")', _chars(_ALNUM + "/+", 40))
+)
+_case("password_java_get_or_default", "password")(
+    lambda: _embed('System.getenv().getOrDefault("DB_PASSWORD", "{s}");', _chars(_ALNUM, 16))
+)
+_case("password_as_getenv_default", "password")(
+    lambda: _embed('DB = os.getenv("DB_PASSWORD", "{s}")', _chars(_ALNUM, 12))
+)
+_case("hex_api_key_as_getenv_default", "api_key")(
+    lambda: _embed('os.getenv("DATADOG_API_KEY", "{s}")',
+                   "".join(_RNG.choice("0123456789abcdef") for _ in range(32)))
+)
+_case("token_as_get_default_kwarg", "token")(
+    lambda: _embed('cfg.get("api_token", default="{s}")', _chars(_ALNUM, 24))
+)
+_case("secret_as_js_fallback", "secret")(
+    lambda: _embed("const s = process.env.CLIENT_SECRET || '{s}';", _chars(_ALNUM, 24))
+)
+_case("credential_as_python_or_default", "secret")(
+    lambda: _embed('c = os.environ.get("SERVICE_CREDENTIAL") or "{s}"', _chars(_ALNUM, 20))
+)
+
 
 @pytest.mark.parametrize(
     ("builder", "kind"), [(b, k) for _, b, k in SECRETS], ids=[i for i, _, _ in SECRETS]
@@ -261,6 +300,23 @@ NOT_SECRETS = [
     ("plain_prose", "The token bucket refills every second; the secret sauce is caching."),
     ("yaml_nested", "token:\n  ttl: 300\n"),
     ("hash", "sha = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'"),
+    # Shapes close to a bare secret that are ordinary content (issue 10 item 8).
+    ("git_sha_near_key", 'cache_key = "' + "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b" + '"'),
+    ("git_sha_as_default", 'rev = os.getenv("TOKEN_REV", "' + "0" * 12 + "a1b2c3d4e5f6" * 2 + '")'),
+    ("uuid_as_default", 'os.getenv("SECRET_ID", "123e4567-e89b-12d3-a456-426614174000")'),
+    ("npm_lock_integrity",
+     '"integrity": "sha512-' + "Qm9vYmFyQmF6UXV4" * 5 + 'ab0Q=="'),
+    ("yarn_lock_sha1", 'integrity sha1-' + "Zm9vYmFyYmF6cXV4cXV1eDA=" + "\n"),
+    ("go_sum",
+     "golang.org/x/text v0.3.7 h1:" + "olpwvP2KacW1ZWvsR7uQhoyTYvKAupfQrRGBFM352Gk=" + "\n"),
+    ("poetry_hash", 'hash = "sha256:' + "ab12" * 16 + '"'),
+    ("path_default", 'os.getenv("SECRET_KEY_FILE", "/etc/app/secret-key.pem")'),
+    ("name_default", 'os.getenv("TOKEN_HEADER", "X-Service-Auth2")'),
+    ("numeric_default", 'os.getenv("TOKEN_TTL_SECONDS", "86400000")'),
+    ("word_default", 'os.getenv("PASSWORD_POLICY", "strict_mode")'),
+    ("lowercase_path_near_key", 'banner_key = "assets/img/2024/spring/banner/hero12abcd"'),
+    ("constant_near_key", 'KEY_NAME = "' + "CONFIG_" * 0 + "ABCDEFGHIJ0123456789" * 2 + '"'),
+    ("base64_far_from_names", 'ICON = "' + "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf" + '"'),
 ]
 
 

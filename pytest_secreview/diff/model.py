@@ -178,6 +178,16 @@ class FileDiff:
         return tuple(line for hunk in self.hunks for line in hunk.removed)
 
     @property
+    def unreviewed_reason(self) -> str | None:
+        """Why the review cannot read this file's changes, or ``None`` when it can (or when
+        there is nothing to read: a deleted binary file, a submodule bump)."""
+        if self.too_large:
+            return "the file's diff is too large to review"
+        if self.binary and self.kind is not ChangeKind.DELETED:
+            return "binary file (git shows no text diff)"
+        return None
+
+    @property
     def reviewable(self) -> bool:
         """False for deletions, binary files, submodules and files too large to parse."""
         return not (

@@ -1,11 +1,62 @@
 """Deterministic checks: a rule's ``detect`` patterns over a file's added or removed lines.
-They need no model and produce findings on the exact head-file line."""
+They need no model and produce findings on the exact head-file line.
+
+:func:`run_detect` works on a parsed file's hunks. :func:`scan_changed_lines` does the same on
+a stream of lines in bounded memory, for the files whose hunks the review never holds (too
+large to review, or binary to git): :func:`scan_unreviewed` reads them from git.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import re2
+
 from ..diff.model import FileDiff
-from ..rules.model import Rule
+from ..diff.stream import ChangedLine, stream_changed_lines
+from ..errors import GitError
+from ..rules.matcher import PathFilter
+from ..rules.model import Detect, Rule
 from .findings import Finding
+
+#: Findings kept per file by the streamed scan: a padded file cannot grow memory or reports
+#: without bound (the item fails on the first one at the threshold anyway).
+MAX_STREAMED_FINDINGS = 200
+# Lines searched together by the streamed scan (an RE2 Set tells which patterns hit, and
+# only those are run line by line).
+_BATCH_LINES = 512
+_BATCH_BYTES = 256 * 1024
+_SET_OPTIONS = re2.Options()
+_SET_OPTIONS.max_mem = 64 << 20
+_SET_OPTIONS.log_errors = False
+
+
+def _finding(rule: Rule, detect: Detect, path: str, line: int, text: str) -> Finding:
+    removed = detect.on == "removed"
+    finding = Finding(
+        rule=rule.id,
+        severity=detect.severity,
+        title=detect.message,
+        path=path,
+        line=line,
+        source="pattern",
+        category=rule.category,
+        cwe=rule.cwe,
+        explanation=(
+            f"This pull request removes a line matching `{detect.pattern.source}`"
+            if removed
+            else f"Added line matches `{detect.pattern.source}`"
+        )
+        + f" ({rule.title}).",
+        recommendation=detect.recommendation or rule.description,
+        confidence=1.0,
+    )
+    # An added line's own text is the anchor (as for a model finding on that line, so the
+    # two are one finding); a removed line's is marked as such.
+    return finding.with_fingerprint(("-" + text) if removed else text)
 
 
 def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
@@ -27,26 +78,153 @@ def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
                 continue
             if detect.unless is not None and detect.unless.search(line.text):
                 continue
-            removed = detect.on == "removed"
-            finding = Finding(
-                rule=rule.id,
-                severity=detect.severity,
-                title=detect.message,
-                path=file.path,
-                line=line.anchor,
-                source="pattern",
-                category=rule.category,
-                cwe=rule.cwe,
-                explanation=(
-                    f"This pull request removes a line matching `{detect.pattern.source}`"
-                    if removed
-                    else f"Added line matches `{detect.pattern.source}`"
-                )
-                + f" ({rule.title}).",
-                recommendation=detect.recommendation or rule.description,
-                confidence=1.0,
-            )
-            # An added line's own text is the anchor (as for a model finding on that line, so
-            # the two are one finding); a removed line's is marked as such.
-            findings.append(finding.with_fingerprint(("-" + line.text) if removed else line.text))
+            findings.append(_finding(rule, detect, file.path, line.anchor, line.text))
     return findings
+
+
+class _Set:
+    """Pattern sources of one side in one RE2 Set, searched over many lines at once."""
+
+    def __init__(self, sources: Iterable[str]) -> None:
+        self.index: dict[str, int] = {}
+        for source in sources:
+            self.index.setdefault(source, len(self.index))
+        self._set: Any = None
+        if self.index:
+            self._set = re2.Set.SearchSet(_SET_OPTIONS)
+            for source in self.index:
+                self._set.Add("(?m)" + source)  # ^ and $ still mean a line's ends
+            self._set.Compile()
+
+    def hits(self, texts: list[str]) -> set[int]:
+        if self._set is None or not texts:
+            return set()
+        return set(self._set.Match("\n".join(texts)) or ())
+
+
+@dataclass
+class _RuleScan:
+    """What the stream showed one rule so far."""
+
+    rule: Rule
+    grep_hits: set[str] = field(default_factory=set)
+    has_added: bool = False
+    has_removed: bool = False
+    moved: set[int] = field(default_factory=set)  # removed detects seen on an added line
+    findings: dict[tuple[int, int], Finding] = field(default_factory=dict)
+
+    def applies(self) -> bool:
+        """The rule's grep verdict over the whole file (the matcher's, per file)."""
+        rule = self.rule
+        if not (rule.grep_all or rule.grep_any or rule.grep_removed):
+            return self.has_added or self.has_removed
+        if (rule.grep_all or rule.grep_any) and self.has_added and all(
+            p.source in self.grep_hits for p in rule.grep_all
+        ) and (not rule.grep_any or any(p.source in self.grep_hits for p in rule.grep_any)):
+            return True
+        return any("-" + p.source in self.grep_hits for p in rule.grep_removed)
+
+
+def scan_changed_lines(
+    rules: Sequence[Rule], path: str, lines: Iterable[ChangedLine]
+) -> tuple[list[Finding], bool]:
+    """The findings ``rules``' detect patterns produce on a stream of changed lines of
+    ``path``, and whether :data:`MAX_STREAMED_FINDINGS` cut the list short.
+
+    Same semantics as :func:`run_detect` on the file's hunks (``applies_to``, grep, ``unless``,
+    removed safeguards that reappear on an added line report nothing), judged over the whole
+    file; memory is bounded by one batch of lines and the findings kept.
+    """
+    scans = [_RuleScan(rule) for rule in rules if PathFilter(rule).selects(path)]
+    if not scans:
+        return [], False
+    detects = [(i, j, d) for i, s in enumerate(scans) for j, d in enumerate(s.rule.detect)]
+    plus = _Set([*(d.pattern.source for _, _, d in detects),
+                 *(p.source for s in scans for p in (*s.rule.grep_all, *s.rule.grep_any))])
+    minus = _Set([*(d.pattern.source for _, _, d in detects if d.on == "removed"),
+                  *(p.source for s in scans for p in s.rule.grep_removed)])
+    state = {"kept": 0, "cut": False}
+
+    def judge(batch: list[tuple[int, ChangedLine]]) -> None:
+        added = [line for _, line in batch if line.added]
+        removed = [line for _, line in batch if not line.added]
+        seqs = {id(line): seq for seq, line in batch}
+        hit_plus = plus.hits([line.text for line in added])
+        hit_minus = minus.hits([line.text for line in removed])
+        for scan in scans:
+            scan.has_added |= bool(added)
+            scan.has_removed |= bool(removed)
+            rule = scan.rule
+            scan.grep_hits.update(p.source for p in (*rule.grep_all, *rule.grep_any)
+                                  if plus.index[p.source] in hit_plus)
+            scan.grep_hits.update("-" + p.source for p in rule.grep_removed
+                                  if minus.index[p.source] in hit_minus)
+        for i, j, detect in detects:
+            scan = scans[i]
+            source = detect.pattern.source
+            if (detect.on == "removed" and plus.index[source] in hit_plus
+                    and any(detect.pattern.search(line.text) for line in added)):
+                scan.moved.add(j)  # the safeguard reappears on an added line
+            side, hits, index = ((added, hit_plus, plus.index) if detect.on == "added"
+                                 else (removed, hit_minus, minus.index))
+            if index[source] not in hits:
+                continue
+            for line in side:
+                if state["kept"] >= MAX_STREAMED_FINDINGS:
+                    state["cut"] = True
+                    return
+                # One finding per pattern and line, also when pieces of a long line overlap.
+                key = (j, seqs[id(line)])
+                if key in scan.findings or not detect.pattern.search(line.text):
+                    continue
+                if detect.unless is not None and detect.unless.search(line.text):
+                    continue
+                scan.findings[key] = _finding(scan.rule, detect, path, line.number, line.text)
+                state["kept"] += 1
+
+    for batch in _batches(lines):
+        judge(batch)
+    findings: list[Finding] = []
+    for scan in scans:
+        if scan.applies():
+            findings.extend(f for (j, _), f in scan.findings.items() if j not in scan.moved
+                            or scan.rule.detect[j].on == "added")
+    return sorted(findings, key=Finding.sort_key), bool(state["cut"])
+
+
+def _batches(lines: Iterable[ChangedLine]) -> Iterator[list[tuple[int, ChangedLine]]]:
+    """Batches of ``(physical line ordinal, line)``: pieces of one line share the ordinal."""
+    batch: list[tuple[int, ChangedLine]] = []
+    size = 0
+    seq = -1
+    for line in lines:
+        if not line.continued:
+            seq += 1
+        batch.append((seq, line))
+        size += len(line.text)
+        if len(batch) >= _BATCH_LINES or size >= _BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def scan_unreviewed(
+    repo: Path, base_sha: str, head_sha: str, file: FileDiff, rules: Sequence[Rule]
+) -> tuple[list[Finding], bool]:
+    """:func:`scan_changed_lines` over ``file``'s changes read from git (see
+    :func:`~pytest_secreview.diff.stream.stream_changed_lines`); raises ``GitError``."""
+    seen = 0
+
+    def counted() -> Iterator[ChangedLine]:
+        nonlocal seen
+        for line in stream_changed_lines(repo, base_sha, head_sha, file.path):
+            seen += 1
+            yield line
+
+    result = scan_changed_lines(rules, file.path, counted())
+    if not seen and any(PathFilter(rule).selects(file.path) for rule in rules):
+        # A changed file always has lines to read: none means git could not match the path
+        # (a name that is not valid UTF-8, say). Say so rather than report a clean scan.
+        raise GitError(f"git diff of {file.path!r} printed no changed line to scan")
+    return result

@@ -21,6 +21,7 @@ from ..rules.matcher import PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
+from .deterministic import scan_unreviewed
 from .evaluate import evaluate
 from .findings import Finding
 
@@ -83,8 +84,13 @@ def review_range(
             findings.extend(evaluation.findings)
             if evaluation.not_reviewed:
                 needs_model.append((rule.id, target.file.path))
+    for file in diff.files:
+        if file.unreviewed_reason:
+            # Too large or binary to git: the plugin's UnreviewedItem scan, the same findings.
+            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file, parsed)
+            findings.extend(streamed)
     not_reviewed = tuple(
-        (f.path, _why_not(f.binary, f.too_large, f.submodule))
+        (f.path, f.unreviewed_reason or _why_not(f.binary, f.too_large, f.submodule))
         for f in diff.files if not f.reviewable and f.kind.value != "deleted"
     )
     return RangeReview(

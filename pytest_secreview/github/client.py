@@ -28,7 +28,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import random
 import re
 import time
@@ -41,8 +40,9 @@ import httpx
 
 from ..errors import SecreviewError
 from ..llm.http import USER_AGENT, parse_retry_after, shared_client
+from ..logs import get_logger
 
-log = logging.getLogger("pytest_secreview.github")
+log = get_logger("pytest_secreview.github")
 
 API_VERSION = "2022-11-28"
 DEFAULT_API_URL = "https://api.github.com"

@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import email.utils
 import json
-import logging
 import os
 import random
 import re
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 
 from .. import __version__
+from ..logs import get_logger
 from .errors import (
     AuthenticationError,
     ContextLengthExceededError,
@@ -44,7 +44,7 @@ from .errors import (
 if TYPE_CHECKING:
     from .credential import Credential
 
-log = logging.getLogger("pytest_secreview.llm")
+log = get_logger("pytest_secreview.llm")
 
 USER_AGENT = f"pytest-secreview/{__version__}"
 CONNECT_TIMEOUT = 10.0

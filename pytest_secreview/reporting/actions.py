@@ -10,20 +10,33 @@ rest in one notice), an annotation's title holds 255 characters, and a step summ
 
 Workflow commands are parsed from the log line by line, so every text is escaped as GitHub's
 toolkit does (data: ``%`` ``\\r`` ``\\n``; properties also ``:`` and ``,``) after control
-characters are stripped and secrets redacted: a hostile finding title cannot end the command
-early or start a second one.
+characters are stripped, each line neutralised by :func:`~pytest_secreview.severity.one_line`
+and secrets redacted: a hostile finding title cannot end the command early or start a second
+one.
+
+:class:`ActionsLog` owns the job log while the review runs: ``::stop-commands::<token>`` (a
+random token) before pytest prints anything, and after pytest's last line the resume
+``::<token>::`` then the annotations, each on a line of its own. Whatever a pull request or a
+model managed to put in between is never read as a command.
 """
 
 # No ``from __future__ import annotations``: it would clash with the public ``annotations``.
 import os
+import secrets
+import sys
 from collections.abc import Mapping
 
+import pytest
+
+from ..severity import one_line
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, Report
 
 __all__ = [
+    "ACTIONS_LOG_PLUGIN",
     "MAX_ANNOTATIONS_PER_KIND",
     "STEP_SUMMARY_LIMIT",
+    "ActionsLog",
     "annotations",
     "escape_data",
     "escape_property",
@@ -61,8 +74,14 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _clean(text: str | None, limit: int) -> str:
-    cleaned = redact(strip_control(text or ""))
+def _clean(text: str | None, limit: int, *, shown: bool = True) -> str:
+    cleaned = strip_control(text or "")
+    if shown:
+        # Line by line: a message is multi-line (escaped as %0A), and no line of it may read
+        # as a command once the runner unescapes it for display. A ``file`` property is not
+        # shown but matched against the repository, so it keeps its exact characters.
+        cleaned = "\n".join(one_line(line) for line in cleaned.split("\n"))
+    cleaned = redact(cleaned)
     if len(cleaned) > limit:
         cleaned = cleaned[: limit - len(_TRUNCATED)] + _TRUNCATED
     return cleaned
@@ -87,7 +106,7 @@ def _finding_command(kind: str, finding: FindingReport) -> str:
         meta.append(finding.cwe)
     lines.append("(" + ", ".join(meta) + ")")
     props: dict[str, str | int] = {
-        "file": _clean(finding.path, 1000),
+        "file": _clean(finding.path, 1000, shown=False),
         "line": max(finding.line, 1),
     }
     if finding.end_line and finding.end_line > finding.line:
@@ -195,3 +214,53 @@ def write_step_summary(markdown: str, env: Mapping[str, str]) -> bool:
     except OSError:
         return False
     return True
+
+
+#: The name :class:`ActionsLog` is registered under with pytest's plugin manager.
+ACTIONS_LOG_PLUGIN = "secreview-actions-log"
+
+
+class ActionsLog:
+    """The review's hold on the GitHub Actions log (registered on the controller only).
+
+    At session start it writes ``::stop-commands::<token>`` with a fresh random token: until
+    the matching ``::<token>::`` the runner reads no workflow command, so no text from the
+    pull request or a model printed meanwhile (node ids, failure reports, skip reasons, the
+    summary) can act as one, whatever escaping a code path forgot. At unconfigure, after
+    pytest's final line, it resumes and writes the :meth:`add`-ed annotations.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.token = secrets.token_hex(16)
+        self.pending: list[str] = []
+        self.stopped = False
+
+    def add(self, commands: list[str]) -> None:
+        """Queue workflow commands (from :func:`annotations`) for after the resume."""
+        self.pending.extend(commands)
+
+    def _write(self, line: str) -> None:
+        # write_line starts a new line first when the progress output left one open: a
+        # command that shares its line with "....F" is not read by the runner.
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(line)
+            reporter.flush()
+        else:
+            sys.stdout.write(f"\n{line}\n")
+            sys.stdout.flush()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self._write(f"::stop-commands::{self.token}")
+        self.stopped = True
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.stopped:
+            self._write(f"::{self.token}::")
+            self.stopped = False
+        for command in self.pending:
+            self._write(command)
+        self.pending.clear()

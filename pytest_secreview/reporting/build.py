@@ -39,10 +39,15 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
     not_reviewed = [
         NotReviewed(path=i.path, rule=i.rule,
                     reason=i.reason or unreviewed.get(i.nodeid) or i.outcome)
-        for i in items if i.outcome in ("skipped", "error") or i.nodeid in unreviewed
+        # A file the review cannot read whole is listed once, below, whatever its item did.
+        for i in items
+        if (i.outcome in ("skipped", "error") or i.nodeid in unreviewed) and i.rule is not None
     ]
     for file in review.diff.files:
-        if file.binary:
+        reason = file.unreviewed_reason
+        if reason:
+            not_reviewed.append(NotReviewed(path=file.path, reason=reason))
+        elif file.binary:
             not_reviewed.append(NotReviewed(path=file.path, reason="binary file"))
         elif file.submodule:
             not_reviewed.append(NotReviewed(path=file.path, reason="submodule update"))

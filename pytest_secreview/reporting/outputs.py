@@ -16,6 +16,7 @@ from ..github.client import GitHubClient
 from ..github.context import PullRequest, pull_request_from_env
 from ..options import Settings
 from ..state import ReviewState
+from .actions import ACTIONS_LOG_PLUGIN, ActionsLog
 from .artifacts import ArtifactWriter, dump_json
 from .build import build_report
 from .merge import DURATIONS_NAME, write_durations
@@ -59,7 +60,8 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
         lines.extend(f"progress comment: {w}" for w in progress.comment.warnings)
     try:
         deliver_rich(report, settings=settings, invocation=invocation, diff=review.diff, pr=pr,
-                     report_dir=report_dir, env=env, lines=lines)
+                     report_dir=report_dir, env=env, lines=lines,
+                     actions_log=review.config.pluginmanager.get_plugin(ACTIONS_LOG_PLUGIN))
     except OSError as exc:
         lines.append(f"output not written: {exc}")
     return report, lines
@@ -73,9 +75,12 @@ def write_summary_json(report: Report, report_dir: Path) -> None:
 
 def deliver_rich(report: Report, *, settings: Settings, invocation: Path, diff: Diff | None,
                  pr: PullRequest, report_dir: Path, env: Mapping[str, str],
-                 lines: list[str]) -> None:
+                 lines: list[str], actions_log: ActionsLog | None = None) -> None:
     """Markdown, SARIF, GitHub Actions and the PR comment. ``diff`` tells which lines an
-    inline comment may be placed on (None: summary comment only)."""
+    inline comment may be placed on (None: summary comment only). In a pytest session,
+    ``actions_log`` writes the annotations after pytest's last line (see
+    :class:`~pytest_secreview.reporting.actions.ActionsLog`); without it they are printed now,
+    each on a line of its own."""
     from ..github.comments import publish
     from ..github.inline import commentable_from_diff
     from .actions import STEP_SUMMARY_LIMIT, annotations, in_github_actions, write_step_summary
@@ -95,8 +100,12 @@ def deliver_rich(report: Report, *, settings: Settings, invocation: Path, diff: 
     if in_github_actions(env):
         if write_step_summary(markdown, env):
             lines.append("step summary: written to GITHUB_STEP_SUMMARY")
-        for command in annotations(report):
-            print(command, flush=True)
+        commands = annotations(report)
+        if actions_log is not None:
+            actions_log.add(commands)  # written once workflow commands resume
+        else:
+            for command in commands:
+                print(command, flush=True)
     mode = settings.comment or ("summary" if pr.can_call_api else "off")
     if mode == "off":
         return

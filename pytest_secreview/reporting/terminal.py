@@ -71,7 +71,8 @@ def write_summary(
         )
     _write_unreviewed(tr, summary, review.settings.unreviewed)
     left_out = {
-        "binary": sum(1 for f in files if f.binary),
+        # A changed binary file has an item of its own (scanned, not reviewed).
+        "binary": sum(1 for f in files if f.binary and f.kind.value == "deleted"),
         "deleted": sum(1 for f in files if f.kind.value == "deleted" and not f.binary),
         "submodule": sum(1 for f in files if f.submodule),
     }
@@ -83,7 +84,7 @@ def write_summary(
         tr.line(one_line(line))
     for note in review.rule_files.notes:
         if note not in review.warnings:
-            tr.line(f"note: {note}", yellow=True)
+            tr.line(f"note: {one_line(note)}", yellow=True)
     if review.deselected or (review.selection and not summary.items):
         given = " ".join(f"{k}={v!r}" for k, v in sorted(review.selection.items()))
         tr.line(f"{review.deselected} review item(s) deselected ({given or 'selection options'})"

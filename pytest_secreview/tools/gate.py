@@ -19,11 +19,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from fnmatch import fnmatchcase
 
+from ..logs import get_logger
 from .errors import GateDenied
 from .output import valid_utf8
 from .redaction import redact, strip_control
 
-logger = logging.getLogger("pytest_secreview.tools")
+logger = get_logger("pytest_secreview.tools")
 
 #: A custom rule: returns a denial reason for a (normalised, lower-case) path, or None.
 DenyRule = Callable[[str], str | None]

@@ -12,7 +12,9 @@ Overlapping matches are merged, so a secret caught by two rules is redacted once
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +65,83 @@ def _has_digit(value: bytes) -> bool:
     return any(48 <= byte <= 57 for byte in value)
 
 
+def _entropy(value: bytes) -> float:
+    """Shannon entropy in bits per character."""
+    counts = Counter(value)
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+_HEX_OR_UUID = re.compile(
+    rb"(?:[0-9a-fA-F]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+    rb"[0-9a-fA-F]{12})\Z"
+)
+
+
+def _random_looking(value: bytes, min_entropy: float) -> bool:
+    """True for a value that reads as generated key material, not as code or data.
+
+    Hashes, git SHAs and UUIDs (hex only) are ordinary content, never a secret by shape
+    alone; a key has letters and digits mixed with high entropy.
+    """
+    if _HEX_OR_UUID.match(value):
+        return False
+    letters = any(65 <= b <= 90 or 97 <= b <= 122 for b in value)
+    return letters and _has_digit(value) and _entropy(value) >= min_entropy
+
+
+def _aws_secret_shape(value: bytes) -> bool:
+    # Generated base64: both cases, digits, high entropy. A lower-case path or an upper-case
+    # constant of 40 characters is not one (a random key has both cases all but always).
+    mixed = value.lower() != value and value.upper() != value
+    return mixed and _random_looking(value, 4.0)
+
+
+def _default_value(value: bytes) -> bool:
+    # The default of a credential lookup: anything but a path, a URL, a number or a word.
+    if len(value) < 8 or _is_placeholder(value) or value.isdigit():
+        return False
+    if value.startswith((b"/", b"./", b"../", b"~")) or b"://" in value:
+        return False
+    return _random_looking(value, 2.5) or not _IDENTIFIER.match(value)
+
+
+_LOOKUP_NAME = re.compile(
+    rb"""([A-Za-z0-9_.-]+)["'`]?[ \t]*\)?[ \t]*(?:,|\|\||\?\?|\bor\b)[ \t]*"""
+    rb"""(?:[A-Za-z_]{1,20}[ \t]*=[ \t]*)?["'`]\Z"""
+)
+_NOT_SECRET_NAME = re.compile(
+    rb"(?i)(?:id|ids|rev|sha|hash|digest|version|ttl|ttl_seconds|seconds|timeout|length|len"
+    rb"|size|name|file|path|dir|url|uri|host|header|field|prefix|policy|type|mode)\Z"
+)
+
+
+def _credential_lookup(data: bytes, start: int, end: int) -> bool:
+    """The looked-up name is a credential, not its id, path, size or version: a hash or a
+    UUID is the default of ``TOKEN_REV`` or ``SECRET_ID`` without being a secret."""
+    found = _LOOKUP_NAME.search(data[max(start - 120, 0):start])
+    name = found.group(1).rstrip(b".-_") if found else b""
+    return not _NOT_SECRET_NAME.search(name)
+
+
+# Names that say "this value is a credential" when they appear just before a bare value.
+_CREDENTIAL_NAME = re.compile(rb"(?i)secret|passw|pwd|token|cred|private|key|aws")
+_AWS_KEY_ID = re.compile(rb"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b")
+_NAME_WINDOW = 120  # bytes before the value, on its line, where a credential name counts
+_KEY_ID_WINDOW = 300  # bytes on either side where an AWS access key id counts
+
+
+def _near_credential(data: bytes, start: int, end: int) -> bool:
+    """A bare 40-character value is an AWS secret key when a credential name precedes it on
+    its line, or an AWS access key id is close by (the two halves of one key pair)."""
+    line_start = data.rfind(b"\n", max(start - _NAME_WINDOW, 0), start) + 1
+    if _CREDENTIAL_NAME.search(data, max(line_start, start - _NAME_WINDOW), start):
+        return True
+    return _AWS_KEY_ID.search(
+        data[max(start - _KEY_ID_WINDOW, 0):end + _KEY_ID_WINDOW]
+    ) is not None
+
+
 @dataclass(frozen=True)
 class _Rule:
     kind: str
@@ -70,6 +149,8 @@ class _Rule:
     accept: Callable[[bytes], bool] | None = None
     # Group whose span is redacted (0 = the whole match).
     group: int = 0
+    # Judges the value by what surrounds it: (whole text, value start, value end).
+    context: Callable[[bytes, int, int], bool] | None = None
 
 
 def _rule(
@@ -77,10 +158,11 @@ def _rule(
     pattern: bytes,
     *,
     accept: Callable[[bytes], bool] | None = None,
+    context: Callable[[bytes, int, int], bool] | None = None,
 ) -> _Rule:
     compiled = re2.compile(pattern, _OPTIONS)
     group = compiled.groupindex.get(b"v", 0)
-    return _Rule(kind, compiled, accept, group)
+    return _Rule(kind, compiled, accept, group, context)
 
 
 _B64 = rb"[A-Za-z0-9+/=]"
@@ -98,6 +180,13 @@ _UNQUOTED = rb"""(?P<v>[^\s"'`#,;(){}\[\]<>]{1,200})(?:[\s,;#)}\]]|\z)"""
 _KEYWORDS = (
     rb"(?i)(passwd|password|passphrase|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key"
     rb"|secret[_.-]?key|private[_.-]?key|client[_.-]?secret|auth[_.-]?key)"
+)
+_LOOKUP_DEFAULT = (
+    rb"(?i)(passwd|password|passphrase|secret|token|credential|api[_.-]?key|apikey"
+    rb"|access[_.-]?key|private[_.-]?key|auth[_.-]?key)[A-Za-z0-9_.-]{0,40}"
+    # A quoted name then a comma (an argument list), or a fallback operator.
+    rb"""(?:["'`][ \t]*\)?[ \t]*,|["'`]?[ \t]*\)?[ \t]*(?:\|\||\?\?|\bor\b))[ \t]*"""
+    rb"(?:[A-Za-z_]{1,20}[ \t]*=[ \t]*)?"
 )
 
 # Order matters only for ties (same start): the earlier, more specific rule names the kind.
@@ -120,6 +209,14 @@ _RULES: tuple[_Rule, ...] = (
         "aws_secret_access_key",
         rb"(?i)aws.{0,20}(?:secret|private)[a-z_. -]{0,20}" + _ASSIGN
         + rb"""["']?(?P<v>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|\z)""",
+    ),
+    # A bare secret key (no key name right before it, e.g. the default of an environment
+    # lookup): 40 random-looking characters next to a credential name or an access key id.
+    _rule(
+        "aws_secret_access_key",
+        rb"(?:\A|[^A-Za-z0-9/+=])(?P<v>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|\z)",
+        accept=_aws_secret_shape,
+        context=_near_credential,
     ),
     _rule("gcp_api_key", rb"AIza[0-9A-Za-z_\-]{35}"),
     _rule("google_oauth_token", rb"\bya29\.[0-9A-Za-z_\-]{20,1000}"),
@@ -164,6 +261,10 @@ _RULES: tuple[_Rule, ...] = (
         accept=lambda value: not _is_placeholder(value),
     ),
     _rule("secret_assignment", _KEYWORDS + _ASSIGN + _QUOTED, accept=_quoted_value),
+    # The default value of a lookup keyed by a credential name: ``getenv("DB_PASSWORD",
+    # "...")``, ``cfg.get("api_token", default="...")``, ``env.SECRET || "..."``.
+    _rule("secret_assignment", _LOOKUP_DEFAULT + _QUOTED, accept=_default_value,
+          context=_credential_lookup),
     _rule("secret_assignment", _KEYWORDS + _ASSIGN + _UNQUOTED, accept=_unquoted_value),
 )
 
@@ -209,6 +310,8 @@ def _byte_spans(data: bytes) -> list[tuple[int, int, str]]:
                 continue
             value = data[span[0] : span[1]]
             if rule.accept is not None and not rule.accept(value):
+                continue
+            if rule.context is not None and not rule.context(data, span[0], span[1]):
                 continue
             kind = rule.kind
             if kind == "secret_assignment":

@@ -10,7 +10,6 @@ redacted of secrets and truncated before it is returned.
 from __future__ import annotations
 
 import copy
-import logging
 import re
 import threading
 from collections import Counter
@@ -21,12 +20,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import SecreviewError
+from ..logs import get_logger
 from .errors import GateDenied, SandboxError
 from .gate import Denial, Gate, display_path
 from .output import MAX_OUTPUT_CHARS, sanitize
 from .sandbox import clean_relative
 
-logger = logging.getLogger("pytest_secreview.tools")
+logger = get_logger("pytest_secreview.tools")
 
 # The strictest name rule among providers (OpenAI: ^[a-zA-Z0-9_-]{1,64}$; Gemini: no dash
 # first). Checked at registration so a bad name fails in tests, not at the provider.

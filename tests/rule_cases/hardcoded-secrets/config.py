@@ -15,6 +15,16 @@ DOCS_EXAMPLE_KEY_ID = "{{AWS_EXAMPLE_KEY_ID}}"
 DB_PASSWORD = "{{GENERIC_PASSWORD}}"
 # ok: hardcoded-secrets
 DB_PASSWORD_FROM_ENV = os.getenv("DB_PASSWORD", "")
+# ruleid: hardcoded-secrets
+AWS_SECRET = os.environ.get("AWS_SECRET", "{{AWS_SECRET_ACCESS_KEY}}")
+# ruleid: hardcoded-secrets
+DB_PASSWORD_OR_DEFAULT = os.getenv("DB_PASSWORD", "{{GENERIC_PASSWORD}}")
+# ok: hardcoded-secrets
+DB_PASSWORD_FILE = os.getenv("DB_PASSWORD_FILE", "/run/secrets/db-password")
+# ok: hardcoded-secrets
+BANNER_KEY = "assets/img/2024/spring/banner/hero12abcd"
+# ok: hardcoded-secrets
+CACHE_KEY = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"
 # ok: hardcoded-secrets
 PASSWORD_FIELD = "password_confirmation"
 # ok: hardcoded-secrets
