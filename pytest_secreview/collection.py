@@ -19,6 +19,7 @@ from _pytest._code.code import ExceptionInfo, TerminalRepr
 from .errors import EvaluationError, RuleError
 from .evaluation.evaluate import Evaluation
 from .evaluation.findings import Finding
+from .evaluation.prompt import hunks_text
 from .rules.loader import RuleSource
 from .rules.matcher import Target
 from .rules.model import Rule
@@ -51,8 +52,9 @@ class RuleFile(pytest.File):
         if isinstance(self.parsed, RuleError):
             raise self.parsed  # a broken rule is a collection error of its own file
         rule = self.parsed
-        for target in self.config.stash[REVIEW_KEY].prepared.targets(rule):
-            name = f"{rule.id}[{one_line(target.file.path)}]"
+        review = self.config.stash[REVIEW_KEY]
+        for target in review.triage.targets(rule, review.prepared):
+            name = f"{rule.id}[{one_line(target.label)}]"
             yield RuleItem.from_parent(self, name=name, target=target)
 
     def repr_failure(  # type: ignore[override]
@@ -147,6 +149,8 @@ class RuleItem(pytest.Item):
             "cached": evaluation.cached,
             "error": error,
         }
+        if len(self.target.parts) > 1:  # a batch of the general review: every file it holds
+            data["paths"] = list(dict.fromkeys(p.file.path for p in self.target.parts))
         self.review.metadata[self.nodeid] = data
         from .tools.redaction import redact  # the tool layer is loaded only when needed
 
@@ -159,7 +163,7 @@ class RuleItem(pytest.Item):
                 "path": self.target.file.path,
                 "change": self.target.file.kind.value,
                 "old_path": self.target.file.old_path,
-                "hunks": redact("\n".join(h.text.rstrip("\n") for h in self.target.hunks)),
+                "hunks": redact(hunks_text(self.target)),
                 "sent": sent,
             },
             "evaluation": {**data, "transcript": transcript},
@@ -208,7 +212,8 @@ class RuleItem(pytest.Item):
         hunk = self.target.hunks[0]
         line = max(hunk.new_start - 1, 0)
         path = one_line(self.target.file.path)
-        return Path(path), line, f"{self.target.rule.id}: {self.target.rule.title} [{path}]"
+        label = one_line(self.target.label)
+        return Path(path), line, f"{self.target.rule.id}: {self.target.rule.title} [{label}]"
 
 
 class UnreviewedItem(pytest.Item):

@@ -25,6 +25,7 @@ from .trust import ini_at_revision, normalise, tracked_under
 
 if TYPE_CHECKING:
     from .collection import RuleItem
+    from .triage.plan import TriagePlan
 
 
 @dataclass
@@ -40,6 +41,7 @@ class ReviewState:
     rule_files: RuleFiles
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
     agent: AgentReview | None = None
+    session_dir: Path | None = None
 
     @cached_property
     def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
@@ -56,6 +58,16 @@ class ReviewState:
     def rules(self) -> list[Rule]:
         """The rules that parsed."""
         return [r for _, r in self.parsed_rules if isinstance(r, Rule)]
+
+    @cached_property
+    def triage(self) -> TriagePlan:
+        """Which rules run on which files, and the general review's batches (computed once,
+        after the rules are indexed, from pinned inputs only: every xdist worker agrees)."""
+        from .triage.plan import plan_triage
+        from .triage.store import load_model_triage
+
+        added, record = load_model_triage(self.session_dir)
+        return plan_triage(self.diff, self.prepared, self.rules, added, record)
 
     def evaluate(self, item: RuleItem) -> Evaluation:
         """Evaluate one item, applying the team's ``pytest_secreview_filter_finding`` hook."""
@@ -107,6 +119,7 @@ def start_review(
         prepared=PreparedDiff(diff.files),
         rule_files=rule_files,
         agent=agent,
+        session_dir=session_dir,
     )
 
 

@@ -358,7 +358,7 @@ def load_cases() -> tuple[Case, ...]:
 
 
 @cache
-def load_rules() -> tuple[Rule, ...]:
+def all_rules() -> tuple[Rule, ...]:
     """Every bundled rule, parsed exactly as the plugin parses it."""
     return tuple(
         parse_rule(path.read_bytes(), f"rules/{path.name}")
@@ -366,5 +366,11 @@ def load_rules() -> tuple[Rule, ...]:
     )
 
 
+def load_rules() -> tuple[Rule, ...]:
+    """Every specific bundled rule: not the general review rule (``coverage:``), which reads
+    every hunk by design and has its own corpus in ``tests/coverage_cases/``."""
+    return tuple(rule for rule in all_rules() if rule.coverage is None)
+
+
 def rules_by_id() -> dict[str, Rule]:
-    return {rule.id: rule for rule in load_rules()}
+    return {rule.id: rule for rule in all_rules()}

@@ -57,7 +57,9 @@ def evaluate(
     keep: Callable[[Finding], bool] = lambda f: True,
 ) -> Evaluation:
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook)."""
-    deterministic = run_detect(target.rule, target.file)
+    # A batch of the general review holds several files: each one's own checks.
+    files = {part.file.path: part.file for part in target.parts}.values()
+    deterministic = [f for file in files for f in run_detect(target.rule, file)]
     findings = list(deterministic)
     mode = "deterministic"
     usage: dict[str, Any] = {}

@@ -20,6 +20,7 @@ from ..rules.loader import find_rule_files
 from ..rules.matcher import PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
+from ..triage.plan import TriagePlan, plan_triage
 from .evaluate import evaluate
 from .findings import Finding
 
@@ -34,6 +35,7 @@ class RangeReview:
     rule_errors: tuple[str, ...] = ()  # one line per rule file that did not parse
     not_reviewed: tuple[tuple[str, str], ...] = ()  # (path, reason)
     needs_model: tuple[tuple[str, str], ...] = ()  # (rule id, path) left for a model
+    triage: TriagePlan | None = None  # which rules run where; the general review's batches
 
 
 def load_rules(
@@ -68,14 +70,15 @@ def review_range(
     parsed, errors = load_rules(repo, diff.base_sha, rules, rules_from)
     prepared = PreparedDiff(diff.files)
     prepared.index(parsed)
+    plan = plan_triage(diff, prepared, parsed)
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
     for rule in parsed:
-        for target in prepared.targets(rule):
+        for target in plan.targets(rule, prepared):
             evaluation = evaluate(target, None)
             findings.extend(evaluation.findings)
             if evaluation.not_reviewed:
-                needs_model.append((rule.id, target.file.path))
+                needs_model.extend((rule.id, p.file.path) for p in target.parts)
     not_reviewed = tuple(
         (f.path, _why_not(f.binary, f.too_large, f.submodule))
         for f in diff.files if not f.reviewable and f.kind.value != "deleted"
@@ -86,7 +89,8 @@ def review_range(
         findings=tuple(sorted(findings, key=Finding.sort_key)),
         rule_errors=tuple(errors),
         not_reviewed=not_reviewed,
-        needs_model=tuple(needs_model),
+        needs_model=tuple(dict.fromkeys(needs_model)),
+        triage=plan,
     )
 
 

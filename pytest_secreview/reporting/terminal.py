@@ -8,6 +8,7 @@ from _pytest.terminal import TerminalReporter
 
 from ..severity import Severity, one_line
 from ..state import ReviewState
+from .build import coverage_notes
 from .summary import Summary
 
 #: Findings listed one per line in the terminal; the rest are in the report files.
@@ -84,5 +85,21 @@ def write_summary(
         tr.line(one_line(line))
     for note in review.rule_files.notes:
         tr.line(f"note: {note}", yellow=True)
+    write_coverage(tr, review)
     if not summary.items and not tr.stats.get("error"):
-        tr.line("nothing to review: no rule matched the changes in this range", green=True)
+        tr.line(review.triage.nothing_to_review(), green=True)
+
+
+def write_coverage(tr: TerminalReporter, review: ReviewState) -> None:
+    """The coverage line and what the general review left out (grouped by reason)."""
+    for note in coverage_notes(review):
+        tr.line(note, yellow=note.startswith("no general"))
+    left: dict[str, list[str]] = defaultdict(list)
+    for item in review.triage.left_out():
+        left[item.reason].append(item.path)
+    if left:
+        tr.line("not in front of a model:", yellow=True)
+        for reason, paths in sorted(left.items()):
+            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5
+                                            else "")
+            tr.line(f"  {len(paths)} x {one_line(reason)}: {one_line(shown)}")
