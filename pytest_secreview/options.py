@@ -135,6 +135,11 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only",
                metavar="MODEL"),
+    OptionSpec("triage", "how rules are chosen for the changed files: rules (default: each "
+               "rule's globs and patterns, plus the general security-review of every hunk no "
+               "rule matched) or model (the model also reads the PR's file list and may add "
+               "rules on files, never drop one)", parse=_choice("rules", "model"),
+               default="rules", metavar="{rules,model}"),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
                metavar="MODEL"),
     OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
@@ -221,6 +226,7 @@ class Settings:
     on_error: str = "error"
     model: str | None = None
     fallback_model: str | None = None
+    triage: str = "rules"
     max_turns: int = 10
     max_output_tokens: int = 4096
     temperature: float | None = None

@@ -69,6 +69,15 @@ class ReviewState:
         added, record = load_model_triage(self.session_dir)
         return plan_triage(self.diff, self.prepared, self.rules, added, record)
 
+    def run_model_triage(self) -> None:
+        """``--secreview-triage=model``: ask the model which rules to add, once, on the
+        controller, before collection; the result is shared through the session directory."""
+        from .triage.model_triage import run_for_review
+
+        note = run_for_review(self)
+        if note:
+            self.rule_files.notes.append(note)
+
     def evaluate(self, item: RuleItem) -> Evaluation:
         """Evaluate one item, applying the team's ``pytest_secreview_filter_finding`` hook."""
 

@@ -66,6 +66,8 @@ class ReviewRequest:
     max_output_tokens: int
     temperature: float | None
     transcript: list[dict[str, Any]] = field(default_factory=list)
+    #: The tool that ends the run; another agent (the model triage) names its own.
+    final: ToolSpec = REPORT_FINDINGS
 
 
 @dataclass
@@ -101,7 +103,7 @@ class _Run:
         self.tool_specs = [
             ToolSpec(s["name"], s["description"], s["parameters"])
             for s in request.registry.specs()
-        ] + [REPORT_FINDINGS]
+        ] + [request.final]
 
     # -- model calls ----------------------------------------------------------------------
 
@@ -265,7 +267,7 @@ class _Run:
                 return ToolResultPart(call.id, call.name or "unknown",
                                       f"error: arguments not understood: {call.arguments_error}",
                                       is_error=True)
-            if call.name == REPORT_FINDINGS.name:
+            if call.name == self.request.final.name:
                 return None  # judged after the pool, in the order the model wrote the calls
             result = self.request.registry.call(call.name, call.args)
             content = (

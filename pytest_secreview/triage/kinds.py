@@ -70,7 +70,7 @@ LANGUAGES: dict[str, str] = {
     ".env": "dotenv", ".plist": "xml", ".htaccess": "apache",
 }
 
-_SHEBANG = re.compile(r"^#!\s*(?:/usr/bin/env\s+(?:-S\s+)?)?\S*?([a-z]+)[0-9.]*\b")
+_SHEBANG = re.compile(r"^#!\s*(?:\S*/env\s+(?:-S\s+)?)?(?:\S*/)?([a-z]+)")
 _SHEBANG_LANG = {"python": "python", "node": "javascript", "bash": "shell", "sh": "shell",
                  "zsh": "shell", "dash": "shell", "ksh": "shell", "ruby": "ruby",
                  "perl": "perl", "php": "php", "deno": "typescript", "bun": "javascript",
@@ -175,6 +175,8 @@ def classify(path: str, first_text: str = "") -> FileKind:
     suffix = name[dot:] if dot > 0 else ""
     dirs = directory.split("/") if directory else []
     language = LANGUAGES.get(suffix)
+    if language is None and name.startswith("."):  # .env, .env.local, .htaccess
+        language = "dotenv" if name.startswith(".env") else LANGUAGES.get(name)
     if not _VENDORED_DIRS.isdisjoint(dirs):
         return FileKind(Kind.VENDORED, language)
     if name in LOCKS or suffix == ".lock":
