@@ -121,7 +121,8 @@ SPECS: tuple[OptionSpec, ...] = (
                metavar="REF", aliases=("--base",), from_ini=False),
     OptionSpec("head", "head revision of the pull request; command line or SECREVIEW_HEAD "
                "only", default="HEAD", metavar="REF", from_ini=False),
-    OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack plus "
+    OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack (with "
+               "security-review, which reviews every changed hunk no other rule matched) plus "
                "the repository's secreview/rules/ if it exists; ':bundled' names the bundled "
                "pack", metavar="PATH", multiple=True),
     OptionSpec("rules-from", "read rule files that live in the repository from the base "
