@@ -132,7 +132,9 @@ class RuleItem(pytest.Item):
 
     def _failing(self, evaluation: Evaluation) -> list[Finding]:
         threshold = self.review.settings.fail_on
-        return [f for f in evaluation.findings if f.severity.at_least(threshold)]
+        # A finding the model dismissed (with its reason) is reported, suppressed, never failing.
+        return [f for f in evaluation.findings
+                if f.severity.at_least(threshold) and not f.dismissed]
 
     def _record(self, evaluation: Evaluation, error: str | None = None) -> None:
         findings = [f.to_json() for f in evaluation.findings]

@@ -87,7 +87,8 @@ class ReviewState:
             )
             return verdict is not False
 
-        return evaluate(item.target, self.agent, keep)
+        verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
+        return evaluate(item.target, self.agent, keep, verify)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()

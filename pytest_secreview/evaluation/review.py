@@ -120,6 +120,44 @@ class ModelReviewer:
             # item errors with one clear line, never a traceback or a pass.
             raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
 
+    def verify_findings(self, target: Target, findings: tuple[Finding, ...]
+                        ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+        """The model's check of the item's pattern and scanner findings (generate, then
+        verify; :mod:`pytest_secreview.triage.verify`). Cached like a review; never raises:
+        a failure leaves the findings untriaged."""
+        from ..triage.verify import untriaged, verify_findings
+
+        hunks = redact(hunks_text(target))
+        key = None
+        if self.cache is not None:
+            key = cache_key({
+                "verify": 1, "plugin": __version__, "rule": target.rule.content_sha,
+                "hunks": hunks, "model": self.loop_for(target).model.model_id,
+                "findings": [f.to_json() for f in findings],
+                "blobs": [self.blobs.get(p.file.path) for p in target.parts],
+            })
+            hit = self.cache.get(key)
+            if hit is not None:
+                return tuple(Finding.from_json(f) for f in hit["findings"]), {"cache": "hit"}
+        usage = ReviewUsage(prices=self.prices,
+                            on_cost=self.budget.add if self.budget is not None else None)
+        try:
+            if self.budget is not None:
+                self.budget.check(f"verifying findings of {target.rule.id} on {target.label}")
+            registry = build_registry(self.repo, base_sha=self.diff.base_sha,
+                                      head_sha=self.diff.head_sha, tree=self.tree)
+            boundary = self._boundary if self._boundary not in hunks else new_boundary(hunks)
+            checked, transcript = verify_findings(
+                self.loop_for(target), registry, findings, hunks=hunks, boundary=boundary,
+                usage=usage, max_output_tokens=self.max_output_tokens)
+        except (SecreviewError, OSError, httpx.HTTPError, GoogleAuthError) as exc:
+            return tuple(untriaged(findings, f"the model could not verify it: {exc}")), {}
+        record = {**usage.finish(), "transcript": transcript}
+        if self.cache is not None and key is not None and not any(
+                f.triage == "untriaged" for f in checked):
+            self.cache.put(key, {"findings": [f.to_json() for f in checked], "usage": record})
+        return tuple(checked), record
+
     def _cached_review(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
         withheld = ""
         if isinstance(target, BatchTarget):

@@ -39,10 +39,12 @@ def write_summary(
         for f in findings:
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
+        write_triage_counts(tr, findings)
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
+            mark = "  [dismissed by the model]" if f.get("triage") == "dismissed" else ""
             tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
-                    f"{one_line(f['title'])}  ({f['rule']})")
+                    f"{one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     cached = sum(1 for r in summary.items.values() if r.cached)
@@ -103,3 +105,13 @@ def write_coverage(tr: TerminalReporter, review: ReviewState) -> None:
             shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5
                                             else "")
             tr.line(f"  {len(paths)} x {one_line(reason)}: {one_line(shown)}")
+
+
+def write_triage_counts(tr: TerminalReporter, findings: list[dict[str, object]]) -> None:
+    """How many pattern and scanner findings the model confirmed, dismissed or left."""
+    counts = {state: sum(1 for f in findings if f.get("triage") == state)
+              for state in ("confirmed", "dismissed", "untriaged")}
+    if any(counts.values()):
+        tr.line("finding triage: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+                + (" (dismissed ones are kept as suppressed in JSON and SARIF, with the "
+                   "reason, and fail nothing)" if counts["dismissed"] else ""))
