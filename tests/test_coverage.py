@@ -244,3 +244,18 @@ def test_without_a_general_rule_the_gap_is_said(pytester: pytest.Pytester,
     assert "no general review rule" in out
     assert "nothing to review: no rule matched the changes in this range" in out
     assert result.ret == pytest.ExitCode.OK
+
+
+def test_batches_are_the_same_on_every_xdist_worker(pytester: pytest.Pytester,
+                                                    review_repo: Build) -> None:
+    small = GENERAL.replace("lines_per_item: 400", "lines_per_item: 2")
+    files = {f"pkg/m{i}.py": f"v{i} = 0\n" for i in range(6)}
+    review_repo(base=files, pr={p: t + "w = 1\n" for p, t in files.items()},
+                rules={"security-review": small})
+    args = ("--secreview", "--base", "main", "-p", "no:cacheprovider", "--secreview-rules",
+            "secreview/rules", "-rs")
+    serial = pytester.runpytest_subprocess(*args)
+    parallel = pytester.runpytest_subprocess(*args, "-n", "2")
+    for result in (serial, parallel):
+        result.assert_outcomes(skipped=3)  # two files per item, no model: skipped, not passed
+        assert result.ret == pytest.ExitCode.OK
