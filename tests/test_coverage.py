@@ -259,3 +259,19 @@ def test_batches_are_the_same_on_every_xdist_worker(pytester: pytest.Pytester,
     for result in (serial, parallel):
         result.assert_outcomes(skipped=3)  # two files per item, no model: skipped, not passed
         assert result.ret == pytest.ExitCode.OK
+
+
+def test_a_batch_never_sends_what_the_gate_withholds(pytester: pytest.Pytester,
+                                                     review_repo: Build,
+                                                     server: FakeServer) -> None:
+    marker = "super" + "secret-value-" + "0451"
+    review_repo(pr={"app.py": "x = 1\n", ".env.production": f"PASSWORD={marker}\n"},
+                rules={"security-review": GENERAL})
+    report = pytester.path / "r.json"
+    result = _review(pytester, "--secreview-rules", "secreview/rules", *_model(server),
+                     "--json-report", f"--json-report-file={report}")
+    result.assert_outcomes(passed=1)
+    sent = _sent(server.requests)
+    assert "+x = 1" in sent and marker not in sent and ".env.production" not in sent
+    (item,) = json.loads(report.read_text())["tests"]
+    assert "environment file" in item["metadata"]["secreview"]["usage"]["withheld"]

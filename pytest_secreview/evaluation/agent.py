@@ -192,7 +192,8 @@ class _Run:
         self.usage.mode = "prompt"
         specs = [{"name": s.name, "description": s.description, "parameters": s.parameters}
                  for s in self.tool_specs]
-        system = self.request.system + "\n\n" + prompt_tools_instructions(specs)
+        system = self.request.system + "\n\n" + prompt_tools_instructions(
+            specs, final=self.request.final.name)
         messages: list[Message] = [Message.user(self.request.task)]
         first = True
         while True:

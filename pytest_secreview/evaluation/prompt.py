@@ -21,7 +21,7 @@ from .findings import Finding
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 #: Bumped whenever a prompt file changes meaning; part of the evaluation cache key.
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 
 
 @cache
@@ -138,13 +138,20 @@ def task_prompt(
     )
 
 
-def prompt_tools_instructions(specs: list[dict[str, Any]]) -> str:
-    """Instructions for prompt-based tool use, listing each tool and its JSON schema."""
+def prompt_tools_instructions(specs: list[dict[str, Any]],
+                              final: str = "report_findings") -> str:
+    """Instructions for prompt-based tool use, listing each tool and its JSON schema;
+    ``final`` is the tool that ends the run (the model triage and the finding check name
+    their own)."""
     listing = "\n".join(
         f"- `{s['name']}`: {s['description']}\n  args: {json.dumps(s['parameters'])}"
         for s in specs
     )
-    return render(load("prompt_tools"), tool_list=listing)
+    example = ('<tool_call>{"name": "report_findings", "args": {"findings": []}}</tool_call>'
+               if final == "report_findings" else
+               f'<tool_call>{{"name": "{final}", "args": {{...}}}}</tool_call>')
+    return render(load("prompt_tools"), tool_list=listing, final_tool=final,
+                  final_example=example)
 
 
 def single_shot_prompt(context: str, boundary: str) -> str:
