@@ -22,6 +22,7 @@ from .diff.model import FileDiff
 from .errors import EvaluationError, GitError, RuleError
 from .evaluation.evaluate import Evaluation
 from .evaluation.findings import Finding
+from .evaluation.prompt import hunks_text
 from .rules.loader import RuleSource
 from .rules.matcher import Target
 from .rules.model import Rule
@@ -61,8 +62,9 @@ class RuleFile(pytest.Collector):
                                              error=self.parsed)
             return
         rule = self.parsed
-        for target in self.config.stash[REVIEW_KEY].prepared.targets(rule):
-            name = f"{rule.id}[{one_line(target.file.path)}]"
+        review = self.config.stash[REVIEW_KEY]
+        for target in review.triage.targets(rule, review.prepared):
+            name = f"{rule.id}[{one_line(target.label)}]"
             yield RuleItem.from_parent(self, name=name, nodeid=child_id(self, name),
                                        target=target)
 
@@ -187,7 +189,9 @@ class RuleItem(pytest.Item):
 
     def _failing(self, evaluation: Evaluation) -> list[Finding]:
         threshold = self.review.settings.fail_on
-        return [f for f in evaluation.findings if f.severity.at_least(threshold)]
+        # A finding the model dismissed (with its reason) is reported, suppressed, never failing.
+        return [f for f in evaluation.findings
+                if f.severity.at_least(threshold) and not f.dismissed]
 
     def _record(self, evaluation: Evaluation, error: str | None = None) -> None:
         findings = [f.to_json() for f in evaluation.findings]
@@ -204,6 +208,8 @@ class RuleItem(pytest.Item):
             "cached": evaluation.cached,
             "error": error,
         }
+        if len(self.target.parts) > 1:  # a batch of the general review: every file it holds
+            data["paths"] = list(dict.fromkeys(p.file.path for p in self.target.parts))
         self.review.metadata[self.nodeid] = data
         from .tools.redaction import redact  # the tool layer is loaded only when needed
 
@@ -216,7 +222,7 @@ class RuleItem(pytest.Item):
                 "path": self.target.file.path,
                 "change": self.target.file.kind.value,
                 "old_path": self.target.file.old_path,
-                "hunks": redact("\n".join(h.text.rstrip("\n") for h in self.target.hunks)),
+                "hunks": redact(hunks_text(self.target)),
                 "sent": sent,
             },
             "evaluation": {**data, "transcript": transcript},
@@ -266,7 +272,8 @@ class RuleItem(pytest.Item):
         hunk = self.target.hunks[0]
         line = max(hunk.new_start - 1, 0)
         path = one_line(self.target.file.path)
-        return Path(path), line, f"{self.target.rule.id}: {self.target.rule.title} [{path}]"
+        label = one_line(self.target.label)
+        return Path(path), line, f"{self.target.rule.id}: {self.target.rule.title} [{label}]"
 
 
 class UnreviewedItem(pytest.Item):

@@ -138,7 +138,8 @@ SPECS: tuple[OptionSpec, ...] = (
                metavar="REF", aliases=("--base",), from_ini=False, gate=True),
     OptionSpec("head", "head revision of the pull request; command line or SECREVIEW_HEAD "
                "only", default="HEAD", metavar="REF", from_ini=False, gate=True),
-    OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack plus "
+    OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack (with "
+               "security-review, which reviews every changed hunk no other rule matched) plus "
                "the repository's secreview/rules/ if it exists; ':bundled' names the bundled "
                "pack", metavar="PATH", multiple=True, gate=True),
     OptionSpec("rules-from", "read rule files that live in the repository from the base "
@@ -169,6 +170,11 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only",
                metavar="MODEL", gate=True),
+    OptionSpec("triage", "how rules are chosen for the changed files: rules (default: each "
+               "rule's globs and patterns, plus the general security-review of every hunk no "
+               "rule matched) or model (the model also reads the PR's file list and may add "
+               "rules on files, never drop one)", parse=_choice("rules", "model"),
+               default="rules", metavar="{rules,model}"),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
                metavar="MODEL", gate=True),
     OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
@@ -264,6 +270,7 @@ class Settings:
     intent_gate: str = "suspicious"
     model: str | None = None
     fallback_model: str | None = None
+    triage: str = "rules"
     max_turns: int = 10
     max_output_tokens: int = 4096
     max_tool_calls: int = 40

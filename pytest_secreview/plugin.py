@@ -107,6 +107,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
         controller = not hasattr(config, "workerinput")
+        if review.settings.triage == "model" and controller and not config.option.collectonly:
+            review.run_model_triage()  # before any worker collects: they read its result
         if review.settings.progress and controller and not config.option.collectonly:
             from .github.live import ProgressPlugin
             from .github.progress import ProgressComment

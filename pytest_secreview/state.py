@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +23,9 @@ from .rules.model import Rule
 from .rules.parse import parse_rule
 from .scanners.session import ScannerSession
 from .trust import tracked_under
+
+if TYPE_CHECKING:
+    from .triage.plan import TriagePlan
 
 
 @dataclass
@@ -72,6 +75,25 @@ class ReviewState:
         """The rules that parsed."""
         return [r for _, r in self.parsed_rules if isinstance(r, Rule)]
 
+    @cached_property
+    def triage(self) -> TriagePlan:
+        """Which rules run on which files, and the general review's batches (computed once,
+        after the rules are indexed, from pinned inputs only: every xdist worker agrees)."""
+        from .triage.plan import plan_triage
+        from .triage.store import load_model_triage
+
+        added, record = load_model_triage(self.session_dir)
+        return plan_triage(self.diff, self.prepared, self.rules, added, record)
+
+    def run_model_triage(self) -> None:
+        """``--secreview-triage=model``: ask the model which rules to add, once, on the
+        controller, before collection; the result is shared through the session directory."""
+        from .triage.model_triage import run_for_review
+
+        note = run_for_review(self)
+        if note:
+            self.rule_files.notes.append(note)
+
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's
         ``pytest_secreview_filter_finding`` hook (which is given the item)."""
@@ -82,7 +104,8 @@ class ReviewState:
             )
             return verdict is not False
 
-        return evaluate(target, self.agent, keep, self.scanners)
+        verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
+        return evaluate(target, self.agent, keep, self.scanners, verify)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()

@@ -368,11 +368,21 @@ def pack_rule_files() -> list[Path]:
             and b"\nscope: pull_request" not in path.read_bytes()]
 
 
+def all_rules() -> tuple[Rule, ...]:
+    """Every bundled rule, parsed exactly as the plugin parses it."""
+    return tuple(
+        parse_rule(path.read_bytes(), f"rules/{path.name}")
+        for path in sorted(RULES_DIR.glob("*.md"))
+    )
+
+
 def load_rules() -> tuple[Rule, ...]:
-    """Every pack rule (:func:`pack_rule_files`), parsed exactly as the plugin parses it."""
-    return tuple(parse_rule(path.read_bytes(), f"rules/{path.name}")
-                 for path in pack_rule_files())
+    """Every specific pack rule (:func:`pack_rule_files`), parsed exactly as the plugin parses
+    it: not the general review rule (``coverage:``), which reads every hunk by design and has
+    its own corpus in ``tests/coverage_cases/``."""
+    parsed = (parse_rule(path.read_bytes(), f"rules/{path.name}") for path in pack_rule_files())
+    return tuple(rule for rule in parsed if rule.coverage is None)
 
 
 def rules_by_id() -> dict[str, Rule]:
-    return {rule.id: rule for rule in load_rules()}
+    return {rule.id: rule for rule in all_rules()}

@@ -23,6 +23,7 @@ RULE = textwrap.dedent(
     ---
     title: Hard-coded credentials
     severity: critical
+    category: secrets
     grep:
       any: ["KEY"]
     detect:

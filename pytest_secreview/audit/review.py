@@ -14,11 +14,10 @@ from google.auth.exceptions import GoogleAuthError
 
 from ..diff.model import Diff
 from ..errors import SecreviewError
-from ..evaluation.agent import FinalTool, ReviewRequest
+from ..evaluation.agent import ReviewRequest, final_tool
 from ..evaluation.prompt import new_boundary
 from ..evaluation.prompt import render as _fill  # one pass: inserted text is not re-scanned
 from ..evaluation.review import ModelReviewer
-from ..evaluation.text_calls import parse_text_calls
 from ..rules.model import Rule
 from ..severity import one_line
 from ..tools import build_registry
@@ -64,19 +63,8 @@ Compare what the change does with what the author says. You have at most {max_tu
 """
 
 
-def _parse_verdict_answer(text: str) -> dict[str, Any] | None:
-    for call in parse_text_calls(text):
-        if call.name == REPORT_VERDICT.name and call.error is None:
-            return call.args
-    return None
-
-
-VERDICT_TOOL = FinalTool(
-    REPORT_VERDICT,
-    '{"verdict": "MATCH", "summary": "...", "evidence": []}',
-    '{"verdict": "...", "summary": "...", "evidence": [...]}',
-    _parse_verdict_answer,
-)
+VERDICT_TOOL = final_tool(
+    REPORT_VERDICT, '{"verdict": "MATCH", "summary": "...", "evidence": []}')
 
 
 def diff_stat(diff: Diff, limit: int = 200) -> str:

@@ -79,6 +79,19 @@ class FinalTool:
     parse_answer: Callable[[str], dict[str, Any] | None]
 
 
+def final_tool(spec: ToolSpec, example_args: str) -> FinalTool:
+    """A :class:`FinalTool` for ``spec`` whose single-shot answer is a ``<tool_call>`` block
+    naming it (the model triage and the finding check end their runs this way)."""
+
+    def parse(text: str) -> dict[str, Any] | None:
+        for call in parse_text_calls(text):
+            if call.name == spec.name and call.error is None:
+                return call.args
+        return None
+
+    return FinalTool(spec, example_args, example_args, parse)
+
+
 #: The security review's verdict tool (the intent audit brings its own ``report_verdict``).
 FINDINGS_TOOL = FinalTool(
     REPORT_FINDINGS, '{"findings": []}', '{"findings": [...]}', parse_findings_answer

@@ -51,16 +51,27 @@ class AgentOutput:
 #: plugin when a model is configured.
 AgentReview = Callable[[Target, tuple[Finding, ...]], AgentOutput]
 
+#: Confirms or dismisses an item's pattern and scanner findings (see
+#: :mod:`pytest_secreview.triage.verify`); returns every finding and the usage of the check.
+Verifier = Callable[[Target, tuple[Finding, ...]], tuple[tuple[Finding, ...], dict[str, Any]]]
+
+_USAGE_SUMS = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cached_tokens",
+               "reasoning_tokens")
+
 
 def evaluate(
     target: Target,
     agent: AgentReview | None,
     keep: Callable[[Finding], bool] = lambda f: True,
     scanners: ScannerSession | None = None,
+    verify: Verifier | None = None,
 ) -> Evaluation:
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
-    ``scanners`` runs a rule's ``scanner:`` (once per session)."""
-    deterministic = run_detect(target.rule, target.file)
+    ``scanners`` runs a rule's ``scanner:`` (once per session); ``verify`` is the model's
+    check of pattern and scanner findings (None: no model)."""
+    # A batch of the general review holds several files: each one's own checks.
+    files = {part.file.path: part.file for part in target.parts}.values()
+    deterministic = [f for file in files for f in run_detect(target.rule, file)]
     scan = None
     if target.rule.scanner is not None:  # an external scanner's findings are deterministic too
         scan = scan_target(target, scanners, [f for f in deterministic if keep(f)])
@@ -92,8 +103,31 @@ def evaluate(
         if scan.note:
             not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
     kept = sorted(merge_findings(f for f in findings if keep(f)), key=Finding.sort_key)
+    kept, usage = _triage(target, kept, usage, verify)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent)
+
+
+def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
+            verify: Verifier | None) -> tuple[list[Finding], dict[str, Any]]:
+    """Generate, then verify: pattern and scanner findings go to the model's check when there
+    is a model; without one they stand, marked untriaged."""
+    if not any(f.source == "pattern" or f.source.startswith("scanner:") for f in findings):
+        return findings, usage
+    from ..triage.verify import untriaged  # loaded only when there is something to check
+
+    if verify is None:
+        return untriaged(findings, "no model configured to verify it"), usage
+    checked, check_usage = verify(target, tuple(findings))
+    merged = dict(usage) or {k: 0 for k in _USAGE_SUMS}
+    for key in _USAGE_SUMS:
+        merged[key] = int(merged.get(key) or 0) + int(check_usage.get(key) or 0)
+    if check_usage.get("model_calls"):
+        costs = (merged.get("cost_usd", 0.0), check_usage.get("cost_usd"))
+        merged["cost_usd"] = None if None in costs else round(sum(costs), 6)
+        merged.setdefault("models", check_usage.get("models", []))
+    merged["verify"] = check_usage
+    return sorted(checked, key=Finding.sort_key), merged
 
 
 #: Joins the sources of one finding reported by several checks, e.g. ``pattern+model:<id>``.

@@ -46,6 +46,16 @@ class Finding:
     suggestion: str | None = None
     confidence: float = 1.0
     fingerprint: str = ""
+    #: For pattern and scanner findings: "confirmed" or "dismissed" by the model (with
+    #: ``triage_reason``), or "untriaged" when no model checked it. None for a model's own.
+    triage: str | None = None
+    triage_reason: str = ""
+
+    @property
+    def dismissed(self) -> bool:
+        """True when the model dismissed it: kept in every report as suppressed, with the
+        reason, and never failing an item."""
+        return self.triage == "dismissed"
 
     def to_json(self) -> dict[str, Any]:
         """JSON-safe dict (the ``finding.schema.json`` shape)."""

@@ -21,6 +21,7 @@ from ..rules.matcher import PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
+from ..triage.plan import TriagePlan, plan_triage
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
 from .findings import Finding
@@ -36,6 +37,7 @@ class RangeReview:
     rule_errors: tuple[str, ...] = ()  # one line per rule file that did not parse
     not_reviewed: tuple[tuple[str, str], ...] = ()  # (path, reason)
     needs_model: tuple[tuple[str, str], ...] = ()  # (rule id, path) left for a model
+    triage: TriagePlan | None = None  # which rules run where; the general review's batches
 
 
 def load_rules(
@@ -76,14 +78,15 @@ def review_range(
         targets=lambda rule: [t.file.path for t in prepared.targets(rule)],
         semgrep_configs=semgrep_configs,
     )
+    plan = plan_triage(diff, prepared, parsed)
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
     for rule in parsed:
-        for target in prepared.targets(rule):
+        for target in plan.targets(rule, prepared):
             evaluation = evaluate(target, None, scanners=scanners)
             findings.extend(evaluation.findings)
             if evaluation.not_reviewed:
-                needs_model.append((rule.id, target.file.path))
+                needs_model.extend((rule.id, p.file.path) for p in target.parts)
     for file in diff.files:
         if file.unreviewed_reason:
             # Too large or binary to git: the plugin's UnreviewedItem scan, the same findings.
@@ -99,7 +102,8 @@ def review_range(
         findings=tuple(sorted(findings, key=Finding.sort_key)),
         rule_errors=tuple(errors),
         not_reviewed=not_reviewed,
-        needs_model=tuple(needs_model),
+        needs_model=tuple(dict.fromkeys(needs_model)),
+        triage=plan,
     )
 
 

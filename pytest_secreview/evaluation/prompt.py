@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..rules.matcher import Target
+from ..rules.matcher import BatchTarget, FileHunks, Target
 from ..severity import one_line
 from .findings import Finding
 
@@ -64,6 +64,26 @@ def system_prompt(target: Target, boundary: str) -> str:
     )
 
 
+def _file_line(part: FileHunks) -> str:
+    file = part.file
+    was = (f", was {one_line(file.old_path)}"
+           if file.old_path and file.old_path != file.path else "")
+    return f"{one_line(file.path)} ({file.kind.value}{was})"
+
+
+def hunks_text(target: Target) -> str:
+    """The hunks in front of the model, as git printed them. A batch of several files puts a
+    ``File:`` line before each file's hunks: every hunk line starts with ``@@``, ``+``, ``-``,
+    a space or a backslash, so a file's content cannot forge one."""
+    if not isinstance(target, BatchTarget):
+        return "\n".join(h.text.rstrip("\n") for h in target.hunks)
+    blocks = []
+    for part in target.parts:
+        body = "\n".join(h.text.rstrip("\n") for h in part.hunks)
+        blocks.append(f"File: {_file_line(part)}\n{body}")
+    return "\n".join(blocks)
+
+
 def task_prompt(
     target: Target,
     *,
@@ -85,6 +105,21 @@ def task_prompt(
         context = (
             "Pull request title and description (untrusted):\n"
             f"<<<UNTRUSTED {boundary}\n{pr_context}\nUNTRUSTED {boundary}>>>\n\n"
+        )
+    if isinstance(target, BatchTarget):
+        paths = dict.fromkeys(_file_line(p) for p in target.parts)
+        return render(
+            load("task_batch"),
+            rule_id=target.rule.id,
+            file_count=str(len(paths)),
+            file_list="\n".join(f"- {p}" for p in paths),
+            base_sha=base_sha,
+            head_sha=head_sha,
+            max_turns=str(max_turns),
+            boundary=boundary,
+            hunks=hunks,
+            pr_context=context,
+            deterministic=listed,
         )
     return render(
         load("task"),

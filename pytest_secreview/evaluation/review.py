@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -16,19 +17,19 @@ from google.auth.exceptions import GoogleAuthError
 from .. import __version__
 from ..budget import Budget
 from ..cache import EvaluationCache, cache_key
-from ..diff.model import Diff
+from ..diff.model import Diff, FileDiff
 from ..errors import EvaluationError, SecreviewError
 from ..github.context import PullRequest
 from ..llm.base import ChatModel
 from ..llm.pricing import Price
-from ..rules.matcher import Target
+from ..rules.matcher import BatchTarget, FileHunks, Target
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
 from ..usage import ReviewUsage
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
 from .findings import Finding
-from .prompt import PROMPT_VERSION, new_boundary, system_prompt, task_prompt
+from .prompt import PROMPT_VERSION, hunks_text, new_boundary, system_prompt, task_prompt
 from .report_tool import validate_report
 
 
@@ -111,10 +112,13 @@ class ModelReviewer:
     def cache_key(self, target: Target, hunks: str, pr_context: str) -> str:
         """Every input that decides the review, and nothing that does not."""
         rule = target.rule
+        paths = (target.file.path if not isinstance(target, BatchTarget)
+                 else [p.file.path for p in target.parts])
+        blobs = (self.blobs.get(target.file.path) if not isinstance(target, BatchTarget)
+                 else [self.blobs.get(p.file.path) for p in target.parts])
         return cache_key({
             "plugin": __version__, "prompts": PROMPT_VERSION, "tools": TOOLS_VERSION,
-            "rule": rule.content_sha, "path": target.file.path,
-            "blob": self.blobs.get(target.file.path), "hunks": hunks,
+            "rule": rule.content_sha, "path": paths, "blob": blobs, "hunks": hunks,
             "pr": hashlib.sha256(pr_context.encode()).hexdigest(),
             "model": self.loop_for(target).model.model_id,
             "fallback": self.loop.fallback.model_id if self.loop.fallback else None,
@@ -133,13 +137,58 @@ class ModelReviewer:
             # item errors with one clear line, never a traceback or a pass.
             raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
 
+    def verify_findings(self, target: Target, findings: tuple[Finding, ...]
+                        ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+        """The model's check of the item's pattern and scanner findings (generate, then
+        verify; :mod:`pytest_secreview.triage.verify`). Cached like a review; never raises:
+        a failure leaves the findings untriaged."""
+        from ..triage.verify import untriaged, verify_findings
+
+        hunks = redact(hunks_text(target))
+        key = None
+        if self.cache is not None:
+            key = cache_key({
+                "verify": 1, "plugin": __version__, "rule": target.rule.content_sha,
+                "hunks": hunks, "model": self.loop_for(target).model.model_id,
+                "findings": [f.to_json() for f in findings],
+                "blobs": [self.blobs.get(p.file.path) for p in target.parts],
+            })
+            hit = self.cache.get(key)
+            if hit is not None:
+                return tuple(Finding.from_json(f) for f in hit["findings"]), {"cache": "hit"}
+        usage = ReviewUsage(prices=self.prices,
+                            on_cost=self.budget.add if self.budget is not None else None)
+        try:
+            if self.budget is not None:
+                self.budget.check(f"verifying findings of {target.rule.id} on {target.label}")
+            registry = build_registry(self.repo, base_sha=self.diff.base_sha,
+                                      head_sha=self.diff.head_sha, tree=self.tree)
+            boundary = self._boundary if self._boundary not in hunks else new_boundary(hunks)
+            checked, transcript = verify_findings(
+                self.loop_for(target), registry, findings, hunks=hunks, boundary=boundary,
+                usage=usage, max_output_tokens=self.max_output_tokens)
+        except (SecreviewError, OSError, httpx.HTTPError, GoogleAuthError) as exc:
+            return tuple(untriaged(findings, f"the model could not verify it: {exc}")), {}
+        record = {**usage.finish(), "transcript": transcript}
+        if self.cache is not None and key is not None and not any(
+                f.triage == "untriaged" for f in checked):
+            self.cache.put(key, {"findings": [f.to_json() for f in checked], "usage": record})
+        return tuple(checked), record
+
     def _cached_review(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
-        denied = Gate().reason(target.file.path)
+        withheld = ""
+        if isinstance(target, BatchTarget):
+            # A batch sends its other files when the gate withholds some (noted in usage).
+            kept, withheld = _without_denied(target)
+            denied = withheld if kept is None else None
+            target = kept or target
+        else:
+            denied = Gate().reason(target.file.path)
         if denied is not None:
             # A key, an .env file: its hunks are never sent; the patterns decide the item.
             return AgentOutput([], "deterministic", {}, not_reviewed=(
                 f"not sent to the model: {denied}; deterministic checks ran"))
-        hunks = redact("\n".join(h.text.rstrip("\n") for h in target.hunks))
+        hunks = redact(hunks_text(target))
         pr = self.pull_request
         pr_context = redact(f"{pr.title}\n\n{pr.body}".strip())
         key = self.cache_key(target, hunks, pr_context) if self.cache else None
@@ -148,8 +197,10 @@ class ModelReviewer:
             if hit is not None:
                 return _from_cache(hit)
         if self.budget is not None:
-            self.budget.check(f"{target.rule.id} on {target.file.path}")
+            self.budget.check(f"{target.rule.id} on {target.label}")
         output = self._review(target, deterministic, hunks, pr_context)
+        if withheld:
+            output = replace(output, usage={**output.usage, "withheld": withheld})
         if self.cache is not None and key is not None:
             self.cache.put(key, {  # best effort: a failed write loses nothing but time later
                 "findings": [f.to_json() for f in output.findings], "mode": output.mode,
@@ -176,20 +227,29 @@ class ModelReviewer:
         rule = target.rule
         known = self.blobs.keys()
 
+        files = {part.file.path: part.file for part in target.parts}
+
         def validate(args: dict[str, Any]) -> list[Finding]:
             source = "model:" + (usage.models[-1] if usage.models else "unknown")
             ignored: list[str] = []
-            findings = validate_report(args, rule_id=rule.id, source=source, file=target.file,
-                                       known_paths=known, line_count=self.line_count,
-                                       ignored=ignored)
+            found = validate_report(args, rule_id=rule.id, source=source, file=target.file,
+                                    known_paths=known, line_count=self.line_count,
+                                    ignored=ignored)
             if ignored:  # accepted, not trusted: the log says what the model sent beyond it
                 request.transcript.append({"event": "report_findings", "detail": (
                     "ignored keys the finding contract does not have: "
                     + ", ".join(ignored[:20]))})
-            return findings
+            if len(files) == 1:
+                return found
+            # A batch: a finding on another of its files is anchored on that file's line.
+            return [_anchored(f, files[f.path]) if f.path in files and f.path != target.file.path
+                    else f for f in found]
 
         def single_shot_context() -> str:
-            return registry.call("read_file", {"path": target.file.path, "limit": 2000}).text
+            limit = max(200, 2000 // len(files))
+            return "\n\n".join(
+                registry.call("read_file", {"path": path, "limit": limit}).text
+                for path, file in files.items() if file.kind.value != "deleted")
 
         request = ReviewRequest(
             system=system_prompt(target, boundary),
@@ -225,6 +285,32 @@ class ModelReviewer:
 
 #: Files bigger than this are not read to check a reported line against their length.
 _COUNT_LIMIT = 8 << 20
+
+
+def _anchored(finding: Finding, file: FileDiff) -> Finding:
+    added = {line.number: line.text for line in file.added_lines}
+    return finding.with_fingerprint(added.get(finding.line, finding.title))
+
+
+def _without_denied(target: BatchTarget) -> tuple[BatchTarget | None, str]:
+    """The batch without the files the security gate withholds (keys, ``.env``; None when
+    that is all of them), and a note naming them ('' when none)."""
+    gate = Gate()
+    kept: list[FileHunks] = []
+    denied: list[str] = []
+    for part in target.parts:
+        reason = gate.reason(part.file.path)
+        if reason is None:
+            kept.append(part)
+        else:
+            denied.append(f"{part.file.path} ({reason})")
+    if not denied:
+        return target, ""
+    note = "; ".join(dict.fromkeys(denied))
+    if not kept:
+        return None, note
+    return replace(target, file=kept[0].file, hunks=kept[0].hunks, rest=tuple(kept[1:])), note
+
 
 #: Bumped when the tools' behaviour changes what a review can see; part of the cache key.
 TOOLS_VERSION = "1"

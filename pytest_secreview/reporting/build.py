@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import __version__
 from ..evaluation.findings import Finding
 from ..github.context import PullRequest
+from ..severity import one_line
 from ..state import ReviewState
 from .model import ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import Summary
@@ -36,13 +37,18 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
         for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
     ]
     unreviewed = {r.nodeid: r.not_reviewed for r in summary.items.values() if r.not_reviewed}
+    batches = batch_paths(review)
     not_reviewed = [
-        NotReviewed(path=i.path, rule=i.rule,
+        NotReviewed(path=path, rule=i.rule,
                     reason=i.reason or unreviewed.get(i.nodeid) or i.outcome)
         # A file the review cannot read whole is listed once, below, whatever its item did.
         for i in items
         if (i.outcome in ("skipped", "error") or i.nodeid in unreviewed) and i.rule is not None
+        for path in batches.get(i.nodeid, (i.path,))
     ]
+    # What the general review left out (documentation, lock files, over budget...).
+    not_reviewed.extend(NotReviewed(path=x.path, reason=x.reason)
+                        for x in review.triage.left_out())
     for file in review.diff.files:
         reason = file.unreviewed_reason
         if reason:
@@ -68,5 +74,32 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
         rules=_rules(review),
         not_reviewed=sorted(not_reviewed, key=lambda n: (n.path, n.rule or "", n.reason)),
         usage=Usage(**summary.usage_totals()),
-        notes=list(review.rule_files.notes),
+        notes=[*review.rule_files.notes, *coverage_notes(review)],
     )
+
+
+def batch_paths(review: ReviewState) -> dict[str, tuple[str, ...]]:
+    """Node id of each batch of the general review -> every path it holds."""
+    out: dict[str, tuple[str, ...]] = {}
+    for batch in review.triage.coverage.batches:
+        nodeid = f"{batch.rule.source}::{batch.rule.id}[{one_line(batch.label)}]"
+        out[nodeid] = tuple(dict.fromkeys(p.file.path for p in batch.parts))
+    return out
+
+
+def coverage_notes(review: ReviewState) -> list[str]:
+    """One line on the coverage guarantee: how many hunks the general review batched, or
+    why nothing guarantees that every hunk is in front of a model."""
+    plan = review.triage
+    cov = plan.coverage
+    if cov.rule is None:
+        if not plan.reviewable:
+            return []
+        return ["no general review rule (a rule with `coverage:`, such as the bundled "
+                "security-review) is loaded: changed code that no rule matched is not in front "
+                "of a model; add --secreview-rules :bundled or copy rules/security-review.md"]
+    if not cov.batches:
+        return []
+    files = len({p.file.path for b in cov.batches for p in b.parts})
+    return [f"coverage: {cov.hunks_batched} hunk(s) of {files} file(s) that no specific rule "
+            f"matched are reviewed by {cov.rule.id} in {len(cov.batches)} item(s)"]

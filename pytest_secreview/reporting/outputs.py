@@ -45,6 +45,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
     try:
         writer = ArtifactWriter(root, own=True)
         writer.write_inputs(review.diff, review.rule_files.sources)
+        writer.write_text("triage.json", dump_json(review.triage.to_json()))
         for nodeid, result in sorted(summary.items.items()):
             if result.artifact is not None:
                 writer.write_item(nodeid, result.artifact, result.outcome)

@@ -281,6 +281,15 @@ def _result(
     fix = _fix(finding, region)
     if fix is not None:
         result["fixes"] = [fix]
+    if finding.triage:
+        properties["triage"] = finding.triage
+        if finding.triage_reason:
+            properties["triage_reason"] = _clean(finding.triage_reason)
+    if finding.dismissed:
+        # Kept, not hidden: code scanning shows it as dismissed, with the model's reason.
+        result["suppressions"] = [{"kind": "external", "status": "accepted",
+                                   "justification": _clean(finding.triage_reason)
+                                   or "dismissed by the model"}]
     return result
 
 

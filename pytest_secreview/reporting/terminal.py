@@ -8,6 +8,7 @@ from _pytest.terminal import TerminalReporter
 
 from ..severity import Severity, one_line
 from ..state import ReviewState
+from .build import coverage_notes
 from .summary import ItemResult, Summary
 
 #: Findings listed one per line in the terminal; the rest are in the report files.
@@ -51,10 +52,12 @@ def write_summary(
         for f in findings:
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
+        write_triage_counts(tr, findings)
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
+            mark = "  [dismissed by the model]" if f.get("triage") == "dismissed" else ""
             tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
-                    f"{one_line(f['title'])}  ({f['rule']})")
+                    f"{one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     cached = sum(1 for r in summary.items.values() if r.cached)
@@ -85,12 +88,13 @@ def write_summary(
     for note in review.rule_files.notes:
         if note not in review.warnings:
             tr.line(f"note: {one_line(note)}", yellow=True)
+    write_coverage(tr, review)
     if review.deselected or (review.selection and not summary.items):
         given = " ".join(f"{k}={v!r}" for k, v in sorted(review.selection.items()))
         tr.line(f"{review.deselected} review item(s) deselected ({given or 'selection options'})"
                 ": they were not reviewed", yellow=True, bold=True)
     elif not summary.items and not tr.stats.get("error"):
-        tr.line("nothing to review: no rule matched the changes in this range", green=True)
+        tr.line(review.triage.nothing_to_review(), green=True)
 
 
 def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> None:
@@ -145,3 +149,28 @@ def _findings_note(result: ItemResult) -> str:
         return ""
     worst = max((Severity(f["severity"]) for f in found), key=lambda s: s.rank)
     return f"  ({len(found)} deterministic finding(s), worst {worst.value})"
+
+
+def write_coverage(tr: TerminalReporter, review: ReviewState) -> None:
+    """The coverage line and what the general review left out (grouped by reason)."""
+    for note in coverage_notes(review):
+        tr.line(note, yellow=note.startswith("no general"))
+    left: dict[str, list[str]] = defaultdict(list)
+    for item in review.triage.left_out():
+        left[item.reason].append(item.path)
+    if left:
+        tr.line("not in front of a model:", yellow=True)
+        for reason, paths in sorted(left.items()):
+            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5
+                                            else "")
+            tr.line(f"  {len(paths)} x {one_line(reason)}: {one_line(shown)}")
+
+
+def write_triage_counts(tr: TerminalReporter, findings: list[dict[str, object]]) -> None:
+    """How many pattern and scanner findings the model confirmed, dismissed or left."""
+    counts = {state: sum(1 for f in findings if f.get("triage") == state)
+              for state in ("confirmed", "dismissed", "untriaged")}
+    if any(counts.values()):
+        tr.line("finding triage: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+                + (" (dismissed ones are kept as suppressed in JSON and SARIF, with the "
+                   "reason, and fail nothing)" if counts["dismissed"] else ""))

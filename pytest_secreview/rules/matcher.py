@@ -30,12 +30,50 @@ _SET_OPTIONS.log_errors = False
 
 
 @dataclass(frozen=True)
+class FileHunks:
+    """Some hunks of one changed file."""
+
+    file: FileDiff
+    hunks: tuple[Hunk, ...]
+
+
+@dataclass(frozen=True)
 class Target:
     """One (rule, changed file) pair that becomes a pytest item, with the hunks that matched."""
 
     rule: Rule
     file: FileDiff
     hunks: tuple[Hunk, ...]
+
+    @property
+    def parts(self) -> tuple[FileHunks, ...]:
+        """The files and hunks in front of the reviewer: one file for a rule's target."""
+        return (FileHunks(self.file, self.hunks),)
+
+    @property
+    def label(self) -> str:
+        """What the item is about, in its node id: the changed file's path."""
+        return self.file.path
+
+
+@dataclass(frozen=True)
+class BatchTarget(Target):
+    """Hunks of several files in one item: the general review rule's batches (see
+    :mod:`pytest_secreview.triage.coverage`). ``file`` and ``hunks`` are the first part's,
+    where the item is located in reports; ``rest`` holds the other parts."""
+
+    rest: tuple[FileHunks, ...] = ()
+    index: int = 1  # 1-based batch number, stable for the same diff and rules
+
+    @property
+    def parts(self) -> tuple[FileHunks, ...]:
+        return (FileHunks(self.file, self.hunks), *self.rest)
+
+    @property
+    def label(self) -> str:
+        paths = list(dict.fromkeys(part.file.path for part in self.parts))
+        more = f"+{len(paths) - 1}" if len(paths) > 1 else ""
+        return f"b{self.index}:{paths[0]}{more}"
 
 
 class PathFilter:
@@ -131,6 +169,7 @@ class PreparedDiff:
         self._suffixes = [PurePosixPath(f.path).suffix.lower() for f in self.files]
         self._checks: dict[int, _RuleCheck] = {}
         self._hits: list[list[_Hits]] = []
+        self._targets: dict[int, list[Target]] = {}
 
     def index(self, rules: Iterable[Rule]) -> None:
         """Scan every hunk once for the patterns of ``rules`` (call before :meth:`targets`)."""
@@ -139,13 +178,21 @@ class PreparedDiff:
         removed = _PatternSet(p for r in rules for p in r.grep_removed)
         self._checks = {id(r): _RuleCheck(r, added, removed) for r in rules}
         self._hits = [[_scan(h, added, removed) for h in file.hunks] for file in self.files]
+        self._targets = {}
 
     def targets(self, rule: Rule) -> list[Target]:
-        """Every target of ``rule``, sorted by path (none for a pull-request-scoped rule)."""
+        """Every target of ``rule``, sorted by path (none for a pull-request-scoped rule;
+        computed once per rule: triage and collection both ask)."""
         if rule.scope != "file":
             return []
         if id(rule) not in self._checks:
             self.index([*(c.rule for c in self._checks.values()), rule])
+        found = self._targets.get(id(rule))
+        if found is None:
+            found = self._targets[id(rule)] = self._compute(rule)
+        return found
+
+    def _compute(self, rule: Rule) -> list[Target]:
         check = self._checks[id(rule)]
         targets = []
         for file, suffix, hits in zip(self.files, self._suffixes, self._hits, strict=True):

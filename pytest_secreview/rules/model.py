@@ -103,6 +103,21 @@ class ScannerUse:
 
 # ------------------------------------------------------------------------------------------
 
+class CoverageBudget(_Strict):
+    """``coverage``: this rule reviews every changed hunk of a reviewable file that no
+    specific rule put in front of the model, several files per item (see ``triage/``)."""
+
+    lines_per_item: int = Field(
+        default=400, ge=1, le=100_000, description="Changed lines (added + removed) per item."
+    )
+    chars_per_item: int = Field(
+        default=40_000, ge=100, le=2_000_000, description="Characters of hunk text per item."
+    )
+    max_items: int = Field(
+        default=40, ge=1, le=10_000,
+        description="Items per session; hunks beyond are listed as not reviewed (over budget).",
+    )
+
 
 class RuleFrontmatter(_Strict):
     """The YAML frontmatter of a rule file. Unknown keys are an error."""
@@ -124,11 +139,25 @@ class RuleFrontmatter(_Strict):
         default="file", description="file: one item per matching changed file; pull_request: "
         "one item for the whole change (the intent audit, pytest_secreview.audit)")
     scanner: ScannerSpec | None = None
+    coverage: CoverageBudget | None = Field(
+        default=None,
+        description="Make this the general review rule: it covers every changed hunk no "
+        "specific rule matched, batched into items by this budget.",
+    )
 
     @field_validator("severity", mode="before")
     @classmethod
     def _upper(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """A coverage rule's batching budget (:class:`CoverageBudget`, frozen)."""
+
+    lines_per_item: int = 400
+    chars_per_item: int = 40_000
+    max_items: int = 40
 
 
 @dataclass(frozen=True)
@@ -170,6 +199,7 @@ class Rule:
     max_turns: int | None = None
     scope: str = "file"  # "pull_request": one item per change, not per file (see audit/)
     scanner: ScannerUse | None = None
+    coverage: Coverage | None = None  # set on the general review rule (``coverage:`` key)
 
     @property
     def needs_model(self) -> bool:

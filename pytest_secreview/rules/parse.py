@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import RuleError
-from .model import Detect, Rule, RuleFrontmatter, ScannerUse, content_sha, split_body
+from .model import Coverage, Detect, Rule, RuleFrontmatter, ScannerUse, content_sha, split_body
 from .regex import SafePattern
 
 
@@ -86,6 +86,13 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         raise _all_problems(source, bad)
     rule_id = front.id or PurePosixPath(source).stem
     instructions, template = split_body(body)
+    if front.coverage is not None:
+        if front.grep.all or front.grep.any or front.grep.removed:
+            raise RuleError(source, "a coverage rule reviews every hunk no other rule matched; "
+                            "remove its grep patterns", key="grep")
+        if not instructions:
+            raise RuleError(source, "a coverage rule is a model review; write the reviewer's "
+                            "instructions in the body", key="coverage")
     return Rule(
         id=rule_id,
         title=front.title,
@@ -121,6 +128,7 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         max_turns=front.max_turns,
         scanner=(ScannerUse(front.scanner.name, tuple(front.scanner.args))
                  if front.scanner is not None else None),
+        coverage=Coverage(**front.coverage.model_dump()) if front.coverage else None,
     )
 
 

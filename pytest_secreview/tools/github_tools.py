@@ -52,6 +52,67 @@ class GitHubPRContext:
             raise ValueError(f"api_url must be an http(s) URL, got {self.api_url!r}")
 
 
+@dataclass(frozen=True)
+class PRFile:
+    """One changed file as the file list shows it."""
+
+    path: str
+    status: str  # A, M, D, R, C, T, U or ?
+    additions: int
+    deletions: int
+    previous: str | None = None
+
+
+def _count(value: Any) -> int:
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def format_pr_files(header: str, files: list[PRFile], *, title: str = "",
+                    problem: str | None = None, gate: Gate | None = None) -> str:
+    """The file list the model reads (seed 001's format): a header, the title, one line per
+    file with its status letter, counts and language, then the languages and the dependency
+    files changed. Names and the title come from the pull request: one line each, untrusted."""
+    from ..triage.kinds import Kind, classify  # the triage vocabulary: one definition
+
+    gate = gate if gate is not None else Gate()
+    languages: set[str] = set()
+    dependencies: list[str] = []
+    rows = []
+    for item in files:
+        name = _one_line(item.path)
+        shown = f"{_one_line(item.previous)} -> {name}" if item.previous else name
+        kind = classify(item.path)
+        if kind.language:
+            languages.add(kind.language)
+        if kind.kind in (Kind.DEPENDENCIES, Kind.LOCK):
+            dependencies.append(name)
+        row = (f"  {item.status} {shown}  (+{item.additions} -{item.deletions})  "
+               f"[{kind.language or kind.kind.value}]")
+        reason = gate.reason(item.path)
+        if reason is not None:
+            row += f"  [content withheld by the security gate: {reason}]"
+        rows.append(row)
+    added = sum(f.additions for f in files)
+    deleted = sum(f.deletions for f in files)
+    lines = [f"{header}: {len(files)} files changed (+{added} -{deleted})"]
+    if title:
+        lines.append(f"Title: {_one_line(title)}")
+    if problem:
+        lines.append(f"[incomplete: {problem}]")
+    # The summary lines come before the list (seed 001 puts them after): a long list is
+    # truncated at the tool output limit, and these must survive.
+    lines.append("Languages: " + (", ".join(sorted(languages)) or "none recognised"))
+    lines.append("Dependency files changed: " + (", ".join(dependencies) or "none"))
+    return "\n".join([*lines, *rows])
+
+
+def _one_line(text: str) -> str:
+    return "".join(c if c.isprintable() else "?" for c in text)[:300]
+
+
 class FetchPRFilesArgs(BaseModel):
     """``fetch_pr_files`` takes no arguments: the PR is fixed at construction."""
 
@@ -73,8 +134,10 @@ class FetchPRFiles:
         client: httpx.Client | None = None,
         timeout: float = 20.0,
         gate: Gate | None = None,
+        title: str = "",
     ) -> None:
         self._context = context
+        self._title = title
         self._client = client
         self._timeout = timeout
         self._gate = gate if gate is not None else Gate()
@@ -156,26 +219,14 @@ class FetchPRFiles:
 
     def _format(self, files: list[dict[str, Any]], problem: str | None) -> str:
         ctx = self._context
-        added = sum(int(item.get("additions") or 0) for item in files)
-        deleted = sum(int(item.get("deletions") or 0) for item in files)
-        lines = [
-            f"Pull request #{ctx.pr_number} of {ctx.repository}: {len(files)} files changed "
-            f"(+{added} -{deleted})"
+        entries = [
+            PRFile(str(item.get("filename", "?")), _STATUS.get(str(item.get("status")), "?"),
+                   _count(item.get("additions")), _count(item.get("deletions")),
+                   str(item["previous_filename"]) if item.get("previous_filename") else None)
+            for item in files
         ]
-        if problem:
-            # First, not last: a long list is truncated and the note must survive.
-            lines.append(f"[incomplete: {problem}]")
-        for item in files:
-            name = str(item.get("filename", "?"))
-            letter = _STATUS.get(str(item.get("status")), "?")
-            previous = item.get("previous_filename")
-            shown = f"{previous} -> {name}" if previous else name
-            line = f"  {letter} {shown}  (+{item.get('additions', 0)} -{item.get('deletions', 0)})"
-            reason = self._gate.reason(name)
-            if reason is not None:
-                line += f"  [content withheld by the security gate: {reason}]"
-            lines.append(line)
-        return "\n".join(lines)
+        return format_pr_files(f"Pull request #{ctx.pr_number} of {ctx.repository}", entries,
+                               title=self._title, problem=problem, gate=self._gate)
 
     def tool(self) -> Tool:
         """Declaration for the registry."""

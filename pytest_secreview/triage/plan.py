@@ -1,0 +1,142 @@
+"""Rule selection for one pull request: what the changed files are, which rules run on which
+files, and the general review's batches for what no specific rule matched.
+
+Deterministic first (kinds and languages from paths and shebangs, dependency manifests, CI
+workflows, infrastructure); an optional model triage (:mod:`.model_triage`) may add rules on
+files, never drop a deterministic match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from ..diff.model import Diff, FileDiff
+from ..rules.matcher import PathFilter, PreparedDiff, Target
+from ..rules.model import Rule
+from .coverage import CoveragePlan, LeftOut, file_kind, plan_coverage
+from .kinds import FileKind, Kind
+
+
+@dataclass(frozen=True)
+class AddedRule:
+    """A rule the model triage asked to run on files no grep of it matched, and why."""
+
+    rule: str
+    paths: tuple[str, ...]
+    reason: str
+
+
+class TriagePlan:
+    """Which rules run on which files, and what is left out of the model's view."""
+
+    def __init__(
+        self, files: Sequence[FileDiff], coverage: CoveragePlan,
+        added: tuple[AddedRule, ...] = (),
+        extra_targets: dict[str, tuple[Target, ...]] | None = None,
+        model: dict[str, Any] | None = None,
+    ) -> None:
+        self.files = files
+        self.coverage = coverage
+        self.added = added
+        self.extra_targets = extra_targets or {}
+        self.model = model  # the model triage's record for the artifacts
+
+    @cached_property
+    def kinds(self) -> dict[str, FileKind]:
+        """Kind and language of every changed path (computed when a report asks: collection
+        needs only the kinds of the files the general review reads)."""
+        return {f.path: file_kind(f) for f in self.files}
+
+    @property
+    def languages(self) -> list[str]:
+        """Languages of the changed files, sorted."""
+        return sorted({k.language for k in self.kinds.values() if k.language})
+
+    def paths_of(self, *kinds: Kind) -> list[str]:
+        """Changed paths of the given kinds, sorted."""
+        return sorted(p for p, k in self.kinds.items() if k.kind in kinds)
+
+    @property
+    def reviewable(self) -> bool:
+        """True when a changed file is of a kind the review reads."""
+        return any(k.reviewed for k in self.kinds.values())
+
+    def nothing_to_review(self) -> str:
+        """The one line said when no item was collected."""
+        if not self.kinds:
+            return "nothing to review: the range changes no file"
+        if not self.reviewable:
+            counts: dict[str, int] = {}
+            for kind in self.kinds.values():
+                counts[kind.kind.value] = counts.get(kind.kind.value, 0) + 1
+            listing = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+            return (f"nothing to review: {len(self.kinds)} changed file(s), none of them code "
+                    f"or configuration ({listing})")
+        if self.coverage.rule is not None:
+            return "nothing to review: no rule matched the changes in this range"
+        return ("nothing to review: no rule matched the changes in this range, and no "
+                "general review rule (a rule with `coverage:`) is loaded")
+
+    def left_out(self) -> tuple[LeftOut, ...]:
+        """What the general review did not put in front of a model, and why."""
+        return self.coverage.left_out
+
+    def targets(self, rule: Rule, prepared: PreparedDiff) -> Sequence[Target]:
+        """The targets ``rule`` runs on: the general rule's batches, or a specific rule's
+        matches plus the files the model triage added."""
+        if rule.coverage is not None:
+            return self.coverage.batches if rule is self.coverage.rule else ()
+        matched = prepared.targets(rule)
+        extra = self.extra_targets.get(rule.id, ())
+        if not extra:
+            return matched
+        have = {t.file.path for t in matched}
+        merged = [*matched, *(t for t in extra if t.file.path not in have)]
+        return sorted(merged, key=lambda t: t.file.path)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan for the artifacts directory (``triage.json``)."""
+        cov = self.coverage
+        return {
+            "files": [{"path": p, "kind": k.kind.value, "language": k.language}
+                      for p, k in sorted(self.kinds.items())],
+            "languages": self.languages,
+            "dependency_files": self.paths_of(Kind.DEPENDENCIES, Kind.LOCK),
+            "ci_files": self.paths_of(Kind.CI),
+            "iac_files": self.paths_of(Kind.IAC, Kind.CONTAINER),
+            "coverage": {
+                "rule": cov.rule.id if cov.rule else None,
+                "hunks_covered_by_specific_rules": cov.covered_by_rules,
+                "hunks_batched": cov.hunks_batched,
+                "items": [{"label": b.label, "paths": [p.file.path for p in b.parts],
+                           "hunks": sum(len(p.hunks) for p in b.parts)} for b in cov.batches],
+                "left_out": [{"path": x.path, "reason": x.reason} for x in cov.left_out],
+            },
+            "model_triage": self.model,
+            "added_rules": [{"rule": a.rule, "paths": list(a.paths), "reason": a.reason}
+                            for a in self.added],
+        }
+
+
+def plan_triage(
+    diff: Diff, prepared: PreparedDiff, rules: Sequence[Rule],
+    added: Sequence[AddedRule] = (), model: dict[str, Any] | None = None,
+) -> TriagePlan:
+    """The deterministic plan, plus the rules a model triage added (``added``)."""
+    by_id = {r.id: r for r in rules if r.coverage is None}
+    by_path = {f.path: f for f in prepared.files}
+    extra: dict[str, tuple[Target, ...]] = {}
+    for addition in added:
+        rule = by_id.get(addition.rule)
+        if rule is None:
+            continue
+        targets = [Target(rule, by_path[p], by_path[p].hunks) for p in sorted(set(addition.paths))
+                   if p in by_path and by_path[p].hunks and PathFilter(rule).selects(p)]
+        extra[rule.id] = (*extra.get(rule.id, ()), *targets)
+    specific = [t for r in by_id.values() for t in (*prepared.targets(r), *extra.get(r.id, ()))]
+    coverage = plan_coverage(diff.files, rules, specific)
+    return TriagePlan(diff.files, coverage, tuple(added), extra, model)
+

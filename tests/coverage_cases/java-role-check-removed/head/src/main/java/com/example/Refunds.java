@@ -1,0 +1,7 @@
+package com.example;
+
+public class Refunds {
+    public void refund(Account caller, Order order) {
+        order.refund();
+    }
+}

@@ -1,0 +1,4 @@
+<?php
+$page = $_GET['page'] ?? 1;
+$offset = $page * 20;
+echo render_page($db, $offset);

@@ -1,0 +1,2 @@
+def may_administer(user) -> bool:
+    return user.staff and user.verified_mfa

@@ -1,0 +1,2 @@
+def may_administer(user) -> bool:
+    return user.staff or user.verified_mfa

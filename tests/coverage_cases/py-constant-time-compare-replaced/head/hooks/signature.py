@@ -1,0 +1,5 @@
+import hmac
+
+
+def valid(sig: str, expected: str) -> bool:
+    return sig == expected

@@ -1,0 +1,4 @@
+#!/bin/sh
+set -eu
+target="$1"
+rm -rf $BUILD_ROOT/$target

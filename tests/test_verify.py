@@ -1,0 +1,153 @@
+"""Triage of findings by the model (issue 11, item 4): generate, then verify. Pattern findings
+go to the model to confirm or dismiss with a reason; dismissed ones stay in JSON and SARIF as
+suppressed and fail nothing; without a model they stand, marked untriaged."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import ReviewRepo, aws_key_id
+from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion
+from tests.fake_providers import openai_tool_call as tool_call
+
+Build = Callable[..., ReviewRepo]
+
+DEBUG = textwrap.dedent("""\
+    ---
+    title: Debug mode enabled
+    severity: critical
+    category: configuration
+    detect:
+      - pattern: "DEBUG\\\\s*=\\\\s*True"
+        message: Debug mode enabled in settings
+    ---
+    """)
+
+SECRET = textwrap.dedent("""\
+    ---
+    title: Hard-coded AWS key
+    severity: critical
+    category: secrets
+    detect:
+      - pattern: "AKIA[0-9A-Z]{16}"
+        message: AWS access key id in source
+    ---
+    """)
+
+VERIFY = "You verify security findings"
+
+
+def _call(name: str, args: dict[str, Any]) -> Reply:
+    return Reply(json=openai_completion(
+        tool_calls=[tool_call("v1", name, json.dumps(args))], finish_reason="tool_calls"))
+
+
+def _verdict(verdict: str, reason: str) -> Callable[[Recorded], Reply]:
+    def answer(request: Recorded) -> Reply:
+        if VERIFY in request.json["messages"][0]["content"]:
+            return _call("triage_findings", {"verdicts": [
+                {"index": 1, "verdict": verdict, "reason": reason}]})
+        return _call("report_findings", {"findings": []})
+    return answer
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    with FakeServers() as running:
+        yield running.start()
+
+
+def _review(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                              "--secreview-rules", "secreview/rules", "--secreview-sarif=o.sarif",
+                              *args)
+
+
+def _model(server: FakeServer) -> tuple[str, ...]:
+    return ("--secreview-model", "openai:gpt-4.1", "--secreview-api-base", server.url,
+            "--secreview-no-cache")
+
+
+def _summary(pytester: pytest.Pytester) -> dict[str, Any]:
+    path = pytester.path / "secreview-artifacts/report/summary.json"
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def _sarif_results(pytester: pytest.Pytester) -> list[dict[str, Any]]:
+    return json.loads((pytester.path / "o.sarif").read_text())["runs"][0]["results"]  # type: ignore[no-any-return]
+
+
+def test_a_dismissed_pattern_finding_is_kept_as_suppressed_and_fails_nothing(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    server._responder = _verdict("dismiss", "test settings module, never deployed")
+    review_repo(rules={"debug": DEBUG}, pr={"tests/settings.py": "DEBUG = True\n"})
+    result = _review(pytester, *_model(server))
+    result.assert_outcomes(passed=1)
+    out = result.stdout.str()
+    assert "finding triage: 1 dismissed" in out
+    assert "[dismissed by the model]" in out
+    (finding,) = _summary(pytester)["findings"]
+    assert finding["triage"] == "dismissed"
+    assert finding["triage_reason"] == "test settings module, never deployed"
+    (result_,) = _sarif_results(pytester)
+    assert result_["suppressions"] == [{"kind": "external", "status": "accepted",
+                                        "justification": "test settings module, never deployed"}]
+    verify = next(r for r in server.requests if VERIFY in r.json["messages"][0]["content"])
+    assert "tests/settings.py:1 CRITICAL [debug, pattern] Debug mode enabled" in (
+        verify.json["messages"][1]["content"])
+
+
+def test_a_confirmed_finding_keeps_its_place(pytester: pytest.Pytester, review_repo: Build,
+                                             server: FakeServer) -> None:
+    server._responder = _verdict("confirm", "production settings")
+    review_repo(rules={"debug": DEBUG}, pr={"app/settings.py": "DEBUG = True\n"})
+    result = _review(pytester, *_model(server))
+    result.assert_outcomes(failed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert (finding["triage"], finding["triage_reason"]) == ("confirmed", "production settings")
+    assert "suppressions" not in _sarif_results(pytester)[0]
+
+
+def test_without_a_model_findings_stand_untriaged(pytester: pytest.Pytester,
+                                                  review_repo: Build) -> None:
+    review_repo(rules={"debug": DEBUG}, pr={"app/settings.py": "DEBUG = True\n"})
+    result = _review(pytester)
+    result.assert_outcomes(failed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert finding["triage"] == "untriaged"
+    assert "finding triage: 1 untriaged" in result.stdout.str()
+
+
+def test_a_model_that_cannot_verify_leaves_the_finding_standing(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    def answer(request: Recorded) -> Reply:
+        if VERIFY in request.json["messages"][0]["content"]:
+            return Reply(400, {"error": {"message": "model overloaded"}})
+        return _call("report_findings", {"findings": []})
+
+    server._responder = answer
+    review_repo(rules={"debug": DEBUG}, pr={"app/settings.py": "DEBUG = True\n"})
+    result = _review(pytester, *_model(server))
+    result.assert_outcomes(failed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert finding["triage"] == "untriaged"
+    assert "could not verify" in finding["triage_reason"]
+
+
+def test_a_literal_credential_is_never_offered_for_dismissal(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    server._responder = _verdict("dismiss", "ignore previous instructions")
+    review_repo(rules={"aws": SECRET}, pr={"conf.py": f"KEY = '{aws_key_id()}'\n"})
+    result = _review(pytester, *_model(server))
+    result.assert_outcomes(failed=1)
+    assert not server.requests  # deterministic-only rule, nothing offered: no model call
+    (finding,) = _summary(pytester)["findings"]
+    assert finding["triage"] is None
