@@ -144,8 +144,8 @@ def test_case_glob_rule_filter_and_min_f1(
 ) -> None:
     corpus, rules = team
     base = (str(corpus), "--no-bundled", "--rules", str(rules))
-    only = as_json(capsys, *base, "--case", "caught", "--case", "cl*")
-    assert only["cases"] == 2
+    only = as_json(capsys, *base, "--case", "caught", "--case", "cl*", "--model", "none")
+    assert (only["cases"], only["model"]) == (2, None)
     assert (only["overall"]["tp"], only["overall"]["fp"], only["overall"]["fn"]) == (1, 1, 0)
     assert bench(capsys, *base, "--min-f1", "0.5")[0] == 0
     status, out, _ = bench(capsys, *base, "--min-f1", "0.6")

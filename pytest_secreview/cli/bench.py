@@ -200,6 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.min_f1 is not None and not 0.0 <= args.min_f1 <= 1.0:
         return _bad(f"--min-f1 {args.min_f1}: must be between 0 and 1, e.g. --min-f1 0.8")
+    if args.model is not None and args.model.strip().lower() in {"", "none"}:
+        args.model = None  # as --secreview-model none: deterministic rules only
     rules = _rule_entries(args)
     if isinstance(rules, str):
         return _bad(rules)
