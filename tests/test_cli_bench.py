@@ -305,3 +305,55 @@ def test_model_finding_counts_and_its_cost_is_reported(
     assert status == 0
     assert f"cost: {calls} model call(s), {1200 * calls} input tokens" in out
     assert "in tokens" in out.splitlines()[2]
+
+
+def test_provider_failure_is_listed_not_hidden(
+    capsys: pytest.CaptureFixture[str], team: tuple[Path, Path], server: FakeServer
+) -> None:
+    server._responder = lambda request: Reply(400, {"error": {"message": "no such model"}})
+    corpus, rules = team
+    argv = (str(corpus), "--no-bundled", "--rules", str(rules), "--case", "missed",
+            "--model", "openai:gpt-4.1", "--api-base", server.url)
+    data = as_json(capsys, *argv)
+    (result,) = data["results"]
+    assert len(result["errors"]) == 1 and "no such model" in result["errors"][0]
+    status, out, _ = bench(capsys, *argv)
+    assert status == 0 and "1 item(s) could not be reviewed" in out
+
+
+def test_keep_leaves_each_case_repository_for_inspection(
+    capsys: pytest.CaptureFixture[str], team: tuple[Path, Path], tmp_path: Path
+) -> None:
+    corpus, rules = team
+    keep = tmp_path / "kept"
+    argv = (str(corpus), "--no-bundled", "--rules", str(rules), "--keep", str(keep))
+    assert bench(capsys, *argv)[0] == 0
+    assert (keep / "caught" / "repo" / "caught.py").read_text() == (
+        "import sys\ndangerous(sys.argv[1])\n")
+    status, _, err = bench(capsys, *argv)
+    assert status == 2 and "already exists" in err
+
+
+def test_matching_by_cwe_and_duplicates() -> None:
+    from pytest_secreview.bench import Reported
+    from pytest_secreview.bench.metrics import match_case, score_rules
+
+    (case,) = [c for c in load_corpus(SHIPPED_CORPUS) if c.id == "sql-fstring-execute"]
+    (expected,) = case.expect
+    line = expected.lines[0]
+    findings = [
+        Reported("my-sqli", "cwe-89", expected.path, line),  # another rule, same CWE: a hit
+        Reported("sql-injection", "CWE-89", expected.path, line),
+        Reported("sql-injection", "CWE-89", expected.path, line),  # the same report twice
+        Reported("sql-injection", "CWE-89", expected.path, line + 1),  # off the sink: FP
+        Reported("sql-injection", "CWE-89", "app/db.py", line),  # wrong file: FP
+    ]
+    outcome = match_case(case, findings)
+    assert outcome.tp == (expected,) and outcome.fn == ()
+    assert [(f.path, f.line) for f in outcome.fp] == [("app/db.py", line),
+                                                      (expected.path, line + 1)]
+    rules, overall = score_rules([outcome])
+    assert [(r.rule, r.tp, r.fp, r.fn) for r in rules] == [("sql-injection", 1, 2, 0)]
+    assert overall.precision == pytest.approx(1 / 3) and overall.recall == 1.0
+    only = match_case(case, findings, rules={"my-sqli"})
+    assert (only.tp, only.fn, only.fp) == ((), (), ())

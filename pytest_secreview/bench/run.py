@@ -95,7 +95,8 @@ def _isolated(cwd: Path) -> Iterator[None]:
     old = Path.cwd()
     try:
         for key in list(os.environ):
-            if key in hidden or key.startswith("GITHUB_") or key == "PYTEST_ADDOPTS":
+            if key in hidden or key.startswith("GITHUB_") or key in {"PYTEST_ADDOPTS",
+                                                                        "PYTEST_PLUGINS"}:
                 del os.environ[key]
         os.chdir(cwd)
         yield

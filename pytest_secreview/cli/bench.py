@@ -14,6 +14,7 @@ undefined), 2 for bad input (a message says what to fix).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import os
@@ -57,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="also list every miss and false positive per case")
     parser.add_argument("--min-f1", type=float, metavar="X",
                         help="exit 1 when the overall F1 is below X (0 to 1)")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep each case's repository, artifacts and summary.json under "
+                             "DIR/<case-id>/ (DIR must not exist) instead of a temporary "
+                             "directory")
     return parser
 
 
@@ -86,15 +91,17 @@ def _select(cases: Sequence[Case], globs: Sequence[str] | None) -> list[Case]:
 
 
 def run_bench(cases: Sequence[Case], rules: Sequence[str], model: str | None,
-              api_base: str | None, only: Collection[str] | None
+              api_base: str | None, only: Collection[str] | None, keep: Path | None = None
               ) -> tuple[list[CaseOutcome], set[str]]:
-    """Review every case in its own repository and match the findings; also the ids of the
-    rules the reviews loaded."""
+    """Review every case in its own repository (under ``keep`` when given, else a temporary
+    directory) and match the findings; also the ids of the rules the reviews loaded."""
     outcomes: list[CaseOutcome] = []
     loaded: set[str] = set()
-    with tempfile.TemporaryDirectory(prefix="secreview-bench-") as tmp:
-        for index, case in enumerate(cases):
-            work = Path(tmp) / f"case{index}"
+    with contextlib.ExitStack() as stack:
+        root = keep if keep is not None else Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="secreview-bench-")))
+        for case in cases:
+            work = root / case.id
             repo = work / "repo"
             build_repo(repo, case)
             if model:
@@ -213,9 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not cases:
         return _bad(f"no case id in {corpus} matches --case {' '.join(args.case)}; the "
                     "globs match case ids (case.yaml 'id' or the directory name)")
+    if args.keep is not None and args.keep.exists():
+        return _bad(f"--keep {args.keep}: already exists; name a new directory")
     only = frozenset(args.rule) if args.rule else None
     try:
-        outcomes, loaded = run_bench(cases, rules, args.model, args.api_base, only)
+        outcomes, loaded = run_bench(cases, rules, args.model, args.api_base, only,
+                                     args.keep)
     except SecreviewError as exc:
         return _bad(str(exc))
     if only is not None:
