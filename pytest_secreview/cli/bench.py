@@ -248,3 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"overall F1 {_f1(overall.f1)} is below --min-f1 {args.min_f1}")
     return 1 if passed is False else 0
 
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
