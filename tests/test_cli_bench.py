@@ -357,3 +357,12 @@ def test_matching_by_cwe_and_duplicates() -> None:
     assert overall.precision == pytest.approx(1 / 3) and overall.recall == 1.0
     only = match_case(case, findings, rules={"my-sqli"})
     assert (only.tp, only.fn, only.fp) == ((), (), ())
+
+
+def test_longer_placeholder_is_filled_first() -> None:
+    from pytest_secreview.bench.trees import fill
+
+    filled = fill(b"a = 'SECRET_KEY' b = 'SECRET_KEY_ID'",
+                  {"SECRET_KEY": "password", "SECRET_KEY_ID": "aws_access_key_id"})
+    assert filled.decode() == (f"a = '{fake('password')}' "
+                               f"b = '{fake('aws_access_key_id')}'")

@@ -38,8 +38,9 @@ def fake(kind: str) -> str:
 
 
 def fill(data: bytes, placeholders: Mapping[str, str]) -> bytes:
-    """``data`` with every placeholder name replaced by the fake of its kind."""
-    for name, kind in placeholders.items():
+    """``data`` with every placeholder name replaced by the fake of its kind (longest name
+    first, so ``KEY`` never eats the start of ``KEY_ID``)."""
+    for name, kind in sorted(placeholders.items(), key=lambda item: -len(item[0])):
         data = data.replace(name.encode(), fake(kind).encode())
     return data
 
