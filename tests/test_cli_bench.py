@@ -4,6 +4,7 @@ through ``main([...])``, on real git repositories (and a scripted model server).
 from __future__ import annotations
 
 import json
+import os
 import re
 import textwrap
 from collections import Counter
@@ -366,3 +367,22 @@ def test_longer_placeholder_is_filled_first() -> None:
                   {"SECRET_KEY": "password", "SECRET_KEY_ID": "aws_access_key_id"})
     assert filled.decode() == (f"a = '{fake('password')}' "
                                f"b = '{fake('aws_access_key_id')}'")
+
+
+def test_model_bench_in_github_actions_writes_and_posts_nothing(
+    capsys: pytest.CaptureFixture[str], team: tuple[Path, Path], server: FakeServer,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server._responder = lambda request: _report()
+    summary = tmp_path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("SECREVIEW_COMMENT", "all")
+    corpus, rules = team
+    status, out, _ = bench(capsys, str(corpus), "--no-bundled", "--rules", str(rules),
+                           "--case", "caught", "--model", "openai:gpt-4.1",
+                           "--api-base", server.url)
+    assert status == 0 and "dangerous-call" in out
+    assert not summary.exists()
+    assert [r.path for r in server.requests] == ["/v1/chat/completions"]
+    assert os.environ["GITHUB_ACTIONS"] == "true"  # restored afterwards
