@@ -84,6 +84,16 @@ def _rule_entries(args: argparse.Namespace) -> list[str] | str:
     return entries
 
 
+def _rule_ids(rules: Sequence[str]) -> set[str]:
+    """Ids of the rules ``rules`` load (bundled pack and paths outside any case repository,
+    so no repository is needed: an empty directory stands in)."""
+    from ..evaluation.offline import load_rules
+
+    with tempfile.TemporaryDirectory(prefix="secreview-bench-rules-") as tmp:
+        parsed, _errors = load_rules(Path(tmp), "HEAD", rules)
+    return {rule.id for rule in parsed}
+
+
 def _select(cases: Sequence[Case], globs: Sequence[str] | None) -> list[Case]:
     if not globs:
         return list(cases)
@@ -92,11 +102,10 @@ def _select(cases: Sequence[Case], globs: Sequence[str] | None) -> list[Case]:
 
 def run_bench(cases: Sequence[Case], rules: Sequence[str], model: str | None,
               api_base: str | None, only: Collection[str] | None, keep: Path | None = None
-              ) -> tuple[list[CaseOutcome], set[str]]:
+              ) -> list[CaseOutcome]:
     """Review every case in its own repository (under ``keep`` when given, else a temporary
-    directory) and match the findings; also the ids of the rules the reviews loaded."""
+    directory) and match the findings."""
     outcomes: list[CaseOutcome] = []
-    loaded: set[str] = set()
     with contextlib.ExitStack() as stack:
         root = keep if keep is not None else Path(stack.enter_context(
             tempfile.TemporaryDirectory(prefix="secreview-bench-")))
@@ -108,10 +117,9 @@ def run_bench(cases: Sequence[Case], rules: Sequence[str], model: str | None,
                 result = run_with_model(repo, work, rules, model, api_base)
             else:
                 result = run_deterministic(repo, rules)
-            loaded.update(result.rules)
             outcomes.append(match_case(case, result.findings, only, result.cost_by_rule,
                                        result.cost, result.errors))
-    return outcomes, loaded
+    return outcomes
 
 
 def _ratio(value: float | None) -> str:
@@ -224,16 +232,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _bad(f"--keep {args.keep}: already exists; name a new directory")
     only = frozenset(args.rule) if args.rule else None
     try:
-        outcomes, loaded = run_bench(cases, rules, args.model, args.api_base, only,
-                                     args.keep)
+        if only is not None:
+            # Checked before any review runs: a typo must not cost a model bill first.
+            known = _rule_ids(rules) | {e.rule for c in cases for e in c.expect}
+            unknown = sorted(only - known)
+            if unknown:
+                return _bad(f"--rule {', '.join(unknown)}: no loaded rule nor expected "
+                            f"finding has this id; known ids: {', '.join(sorted(known))}")
+        outcomes = run_bench(cases, rules, args.model, args.api_base, only,
+                             args.keep)
     except SecreviewError as exc:
         return _bad(str(exc))
-    if only is not None:
-        known = loaded | {e.rule for c in cases for e in c.expect}
-        unknown = sorted(only - known)
-        if unknown:
-            return _bad(f"--rule {', '.join(unknown)}: no loaded rule nor expected finding "
-                        f"has this id; known ids: {', '.join(sorted(known))}")
     scores, overall = score_rules(outcomes)
     passed = None
     if args.min_f1 is not None:
