@@ -1,5 +1,6 @@
 """Load a labelled pull-request corpus: one ``case.yaml`` per case directory, with its
-``base/`` and ``head/`` trees, into frozen :class:`Case` values.
+``base/`` tree and either a ``head/`` tree or a ``patch`` applied to base, into frozen
+:class:`Case` values.
 
 ``case.yaml`` is a trust boundary (a team points ``secreview bench`` at its own corpus), so it
 is validated by pydantic and every error names the file, the key, the value and the fix.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -17,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import SecreviewError
+from .trees import FAKES, PatchError, apply_patch, fill
 
 
 class CorpusError(SecreviewError):
@@ -52,6 +54,7 @@ CATEGORIES: Mapping[str, Category] = {
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,120}$")
 _CWE = re.compile(r"^CWE-[1-9][0-9]{0,5}$")
+_PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_]{3,63}$")
 
 
 @dataclass(frozen=True)
@@ -72,28 +75,48 @@ class Expected:
 @dataclass(frozen=True)
 class Case:
     """One labelled pull request: the files at base (``None`` = no base tree: the PR adds
-    every head file) and at head, and what should be reported."""
+    every head file) and at head (a ``head/`` tree, or ``patch`` applied to base), and what
+    should be reported. ``fill`` maps placeholder names in the files to fake-credential kinds
+    (:data:`~.trees.FAKES`), expanded by :meth:`files`. ``category`` is ``None`` for a case
+    outside the taint categories (a team's own rule, a removed safeguard)."""
 
     id: str
     description: str
-    category: str
+    category: str | None
     vulnerable: bool
     twin: str | None
     tags: tuple[str, ...]
     expect: tuple[Expected, ...]
     directory: Path
     base: Path | None
-    head: Path
+    head: Path | None
+    patch: Path | None = None
+    fill: tuple[tuple[str, str], ...] = ()
 
-    def files(self, tree: str) -> dict[str, bytes]:
-        """Every file of ``tree`` (``"base"`` or ``"head"``) by POSIX path relative to it."""
-        root = self.head if tree == "head" else self.base
+    def _tree(self, root: Path | None) -> dict[str, bytes]:
         if root is None:
             return {}
+        placeholders = dict(self.fill)
         return {
-            p.relative_to(root).as_posix(): p.read_bytes()
+            p.relative_to(root).as_posix(): fill(p.read_bytes(), placeholders)
             for p in sorted(root.rglob("*")) if p.is_file()
         }
+
+    def files(self, tree: str) -> dict[str, bytes]:
+        """Every file of ``tree`` (``"base"`` or ``"head"``) by POSIX path relative to it,
+        placeholders filled. Raises :class:`CorpusError` when the patch does not apply."""
+        if tree != "head":
+            return self._tree(self.base)
+        if self.patch is None:
+            return self._tree(self.head)
+        try:
+            return apply_patch(self._tree(self.base),
+                               fill(self.patch.read_bytes(), dict(self.fill)))
+        except (OSError, PatchError) as exc:
+            raise CorpusError(
+                f"{self.directory / 'case.yaml'}: key 'patch' value "
+                f"{self.patch.name!r} does not apply to base/ ({exc}); regenerate it with "
+                "`git diff` from the base tree to the head tree") from exc
 
 
 class _ExpectModel(BaseModel):
@@ -126,17 +149,39 @@ class _CaseModel(BaseModel):
 
     id: str | None = Field(default=None, pattern=_ID.pattern)
     description: str = Field(min_length=1)
-    category: str
+    category: str | None = None
     vulnerable: bool
     twin: str | None = Field(default=None, pattern=_ID.pattern)
     tags: tuple[str, ...] = ()
     expect: tuple[_ExpectModel, ...] = ()
+    patch: str | None = Field(default=None, min_length=1)
+    fill: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("category")
     @classmethod
-    def _known(cls, value: str) -> str:
-        if value not in CATEGORIES:
-            raise ValueError(f"must be one of {', '.join(CATEGORIES)}")
+    def _known(cls, value: str | None) -> str | None:
+        if value is not None and value not in CATEGORIES:
+            raise ValueError(f"must be one of {', '.join(CATEGORIES)} (or leave it out)")
+        return value
+
+    @field_validator("patch")
+    @classmethod
+    def _patch_name(cls, value: str | None) -> str | None:
+        if value is not None and (PurePosixPath(value).is_absolute() or "/" in value
+                                  or "\\" in value or value in {".", ".."}):
+            raise ValueError("must be a file name in the case directory, e.g. change.patch")
+        return value
+
+    @field_validator("fill")
+    @classmethod
+    def _placeholders(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, kind in value.items():
+            if not _PLACEHOLDER.match(name):
+                raise ValueError(f"placeholder {name!r} must be upper-case letters, digits "
+                                 "or '_', at least 4 long, e.g. AWS_KEY_ID")
+            if kind not in FAKES:
+                raise ValueError(f"placeholder {name!r} has kind {kind!r}; known kinds: "
+                                 f"{', '.join(FAKES)}")
         return value
 
 
@@ -151,6 +196,9 @@ _FIX = {
     "cwe": "write CWE-<number>, e.g. CWE-89",
     "lines": "write [first, last], e.g. [14, 14]",
     "path": "write a path relative to head/, e.g. app/views.py",
+    "patch": "name the unified diff file next to case.yaml, e.g. change.patch",
+    "fill": "write {PLACEHOLDER: kind}, e.g. {AWS_KEY_ID: aws_access_key_id}",
+    "category": "leave it out, or use a category of benchmarks/corpus/README.md",
 }
 
 
@@ -159,8 +207,8 @@ def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
     key = ".".join(loc) or "(top level)"
     if error.get("type") == "extra_forbidden":
         return key, (f"(value {error.get('input')!r}) is not a case.yaml key; remove it "
-                     "(allowed: id, description, category, vulnerable, twin, tags, expect; in "
-                     "expect: rule, path, lines, cwe)")
+                     "(allowed: id, description, category, vulnerable, twin, tags, expect, patch, "
+                     "fill; in expect: rule, path, lines, cwe)")
     if error.get("type") == "missing":
         return key, "is required; add it"
     leaf = next((part for part in reversed(loc) if part in _FIX), "")
@@ -192,9 +240,18 @@ def load_case(directory: Path) -> Case:
         raise CorpusError(f"{file}: the case id {case_id!r} (from the directory name) is not "
                           "lower-case letters, digits, '.', '_' or '-'; set key 'id'")
     head = directory / "head"
-    if not head.is_dir():
+    patch = directory / model.patch if model.patch is not None else None
+    if patch is not None and head.exists():
+        raise CorpusError(f"{file}: key 'patch' value {model.patch!r} and a head/ directory "
+                          "both give the head revision; keep one of them")
+    if patch is not None and (patch.is_symlink() or not patch.is_file()):
+        raise CorpusError(f"{file}: key 'patch' value {model.patch!r} is not a regular file "
+                          f"in {directory}; write the unified diff there (git diff > "
+                          f"{model.patch})")
+    if patch is None and not head.is_dir():
         raise CorpusError(f"{file}: the case has no head/ directory; create {head} with the "
-                          "files at the pull request's head revision")
+                          "files at the pull request's head revision, or set key 'patch' to "
+                          "a unified diff applied to base/")
     base = directory / "base"
     for tree in (head, base):
         # A case is data: a link could make a benchmark read (and a report quote) any file.
@@ -208,20 +265,37 @@ def load_case(directory: Path) -> Case:
     if not model.vulnerable and model.expect:
         raise CorpusError(f"{file}: key 'expect' lists findings but 'vulnerable' is false; a "
                           "safe case expects nothing: use expect: [] or set vulnerable: true")
-    expect = tuple(_check_expect(file, head, i, e) for i, e in enumerate(model.expect))
-    return Case(
+    case = Case(
         id=case_id, description=model.description, category=model.category,
-        vulnerable=model.vulnerable, twin=model.twin, tags=model.tags, expect=expect,
-        directory=directory, base=base if base.is_dir() else None, head=head,
+        vulnerable=model.vulnerable, twin=model.twin, tags=model.tags, expect=(),
+        directory=directory, base=base if base.is_dir() else None,
+        head=head if patch is None else None, patch=patch, fill=tuple(model.fill.items()),
     )
+    _check_placeholders(file, case)
+    files = case.files("head")
+    expect = tuple(_check_expect(file, files, i, e) for i, e in enumerate(model.expect))
+    return replace(case, expect=expect)
 
 
-def _check_expect(file: Path, head: Path, index: int, e: _ExpectModel) -> Expected:
-    target = head / e.path
-    if not target.is_file():
+def _check_placeholders(file: Path, case: Case) -> None:
+    # A placeholder no file uses is a typo: the case would silently test nothing.
+    raw = [p.read_bytes() for tree in (case.base, case.head) if tree is not None
+           for p in tree.rglob("*") if p.is_file()]
+    if case.patch is not None:
+        raw.append(case.patch.read_bytes())
+    for name, _kind in case.fill:
+        if not any(name.encode() in data for data in raw):
+            raise CorpusError(f"{file}: key 'fill.{name}' names a placeholder that no file of "
+                              "the case contains; write it in the code or remove it")
+
+
+def _check_expect(file: Path, head: Mapping[str, bytes], index: int,
+                  e: _ExpectModel) -> Expected:
+    where = "the head revision (head/ or base/ with the patch applied)"
+    if e.path not in head:
         raise CorpusError(f"{file}: key 'expect.{index}.path' names {e.path!r}, which is not a "
-                          f"file under head/; fix the path or add {target}")
-    count = len(target.read_bytes().splitlines())
+                          f"file of {where}; fix the path or add the file")
+    count = len(head[e.path].splitlines())
     if e.lines[1] > count:
         raise CorpusError(f"{file}: key 'expect.{index}.lines' is {list(e.lines)} but "
                           f"head/{e.path} has {count} lines; point it at the sink's lines")

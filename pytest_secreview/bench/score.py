@@ -29,7 +29,7 @@ class CaseResult:
     positive on a safe one."""
 
     case_id: str
-    category: str
+    category: str | None
     vulnerable: bool
     hit: bool
 
@@ -65,6 +65,9 @@ def score_case(case: Case, findings: Iterable[Reported]) -> CaseResult:
             and f.path == e.path and e.contains(f.line)
             for e in case.expect for f in found
         )
+    elif case.category is None:
+        # Without a category every finding on a safe case is a false alarm.
+        hit = bool(found)
     else:
         category = CATEGORIES[case.category]
         hit = any(_matches_category(f, category.rule, category.cwe) for f in found)

@@ -17,6 +17,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "review the pull request with the hardened pytest run (the default)"),
     "report": ("pytest_secreview.cli.report",
                "merge the results of a sharded review: JUnit, SARIF, summary, one PR comment"),
+    "bench": ("pytest_secreview.cli.bench",
+              "measure the rules on a labelled PR corpus: precision, recall, F1 and cost"),
 }
 DEFAULT = "review"
 

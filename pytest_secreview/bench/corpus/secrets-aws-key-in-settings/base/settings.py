@@ -1,0 +1,4 @@
+import os
+
+DEBUG = False
+AWS_REGION = "eu-west-1"

@@ -1,0 +1,6 @@
+import os
+
+DEBUG = False
+AWS_REGION = "eu-west-1"
+AWS_ACCESS_KEY_ID = "FAKE_AWS_KEY_ID"
+AWS_SECRET_ACCESS_KEY = os.environ["AWS_SECRET_ACCESS_KEY"]
