@@ -274,10 +274,25 @@ def _report(*findings: dict[str, object]) -> Reply:
         usage={"prompt_tokens": 1200, "completion_tokens": 80, "total_tokens": 1280}))
 
 
+def _is_finding_check(request: Recorded) -> bool:
+    """The model's check of pattern findings (triage_findings), not a review."""
+    return any(t["function"]["name"] == "triage_findings" for t in request.json.get("tools", []))
+
+
+def _confirm_first() -> Reply:
+    verdicts = [{"index": 1, "verdict": "confirm", "reason": "the call is reachable"}]
+    return Reply(json=openai_completion(
+        tool_calls=[openai_tool_call("c1", "triage_findings", json.dumps({"verdicts": verdicts}))],
+        finish_reason="tool_calls",
+        usage={"prompt_tokens": 1200, "completion_tokens": 80, "total_tokens": 1280}))
+
+
 def test_model_finding_counts_and_its_cost_is_reported(
     capsys: pytest.CaptureFixture[str], team: tuple[Path, Path], server: FakeServer
 ) -> None:
     def answer(request: Recorded) -> Reply:
+        if _is_finding_check(request):
+            return _confirm_first()
         task = request.json["messages"][1]["content"]
         path = task.split("File: `", 1)[1].split("`", 1)[0]
         if path != "missed.py":
@@ -291,7 +306,10 @@ def test_model_finding_counts_and_its_cost_is_reported(
     data = as_json(capsys, str(corpus), "--no-bundled", "--rules", str(rules),
                    "--model", "openai:gpt-4.1", "--api-base", server.url)
     calls = len(server.requests)
-    assert calls == 3  # one review per case (one changed file, one rule each)
+    checks = sum(1 for r in server.requests if _is_finding_check(r))
+    # One review per case (one changed file, one rule each), and one check of each case's
+    # pattern finding (the model confirms or dismisses what the patterns found).
+    assert calls - checks == 3 and checks == 2
     assert data["model"] == "openai:gpt-4.1"
     overall = data["overall"]
     # The model finds what the pattern missed; the pattern's false alarm stays.
@@ -373,7 +391,7 @@ def test_model_bench_in_github_actions_writes_and_posts_nothing(
     capsys: pytest.CaptureFixture[str], team: tuple[Path, Path], server: FakeServer,
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server._responder = lambda request: _report()
+    server._responder = lambda r: _confirm_first() if _is_finding_check(r) else _report()
     summary = tmp_path / "step-summary.md"
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
@@ -384,7 +402,7 @@ def test_model_bench_in_github_actions_writes_and_posts_nothing(
                            "--api-base", server.url)
     assert status == 0 and "dangerous-call" in out
     assert not summary.exists()
-    assert [r.path for r in server.requests] == ["/v1/chat/completions"]
+    assert {r.path for r in server.requests} == {"/v1/chat/completions"}
     assert os.environ["GITHUB_ACTIONS"] == "true"  # restored afterwards
 
 
