@@ -15,6 +15,7 @@ from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
+from .evaluation.files import taint_session
 from .evaluation.findings import Finding
 from .options import Settings, ini_values, load_settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
@@ -24,6 +25,7 @@ from .rules.parse import parse_rule
 from .trust import ini_at_revision, normalise, tracked_under
 
 if TYPE_CHECKING:
+    from .analysis.session import TaintSession
     from .collection import RuleItem
 
 
@@ -57,6 +59,12 @@ class ReviewState:
         """The rules that parsed."""
         return [r for _, r in self.parsed_rules if isinstance(r, Rule)]
 
+    @cached_property
+    def taint(self) -> TaintSession | None:
+        """The dataflow analysis of the changed Python files (built on first use, once per
+        process; None when no rule has a ``taint:`` section)."""
+        return taint_session(self.repo, self.diff, self.rules)
+
     def evaluate(self, item: RuleItem) -> Evaluation:
         """Evaluate one item, applying the team's ``pytest_secreview_filter_finding`` hook."""
 
@@ -66,7 +74,7 @@ class ReviewState:
             )
             return verdict is not False
 
-        return evaluate(item.target, self.agent, keep)
+        return evaluate(item.target, self.agent, keep, self.taint)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()

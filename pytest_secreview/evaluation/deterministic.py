@@ -1,11 +1,14 @@
-"""Deterministic checks: a rule's ``detect`` patterns over a file's added or removed lines.
-They need no model and produce findings on the exact head-file line."""
+"""Deterministic checks: a rule's ``detect`` patterns over a file's added or removed lines,
+and its ``taint:`` flows (:mod:`pytest_secreview.analysis`). They need no model and produce
+findings on the exact head-file line (a flow's finding sits at its sink)."""
 
 from __future__ import annotations
 
+from ..analysis.session import Flow, TaintSession
 from ..diff.model import FileDiff
 from ..rules.model import Rule
-from .findings import Finding
+from ..severity import Severity
+from .findings import Finding, FlowStep
 
 
 def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
@@ -50,3 +53,59 @@ def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
             # the two are one finding); a removed line's is marked as such.
             findings.append(finding.with_fingerprint(("-" + line.text) if removed else line.text))
     return findings
+
+
+def run_taint(rule: Rule, file: FileDiff, session: TaintSession | None
+              ) -> tuple[list[Finding], str | None]:
+    """The flows of ``rule``'s ``taint:`` section that end in ``file`` and that the pull
+    request introduces, one finding per sink line; and why the taint part could not run on
+    ``file`` (None when it ran or does not apply)."""
+    if rule.taint is None or session is None:
+        return [], None
+    why = session.not_reviewed(file.path)
+    if why is not None:
+        return [], why
+    best: dict[int, Flow] = {}
+    others: dict[int, int] = {}
+    for flow in session.flows(rule.id, file.path):
+        current = best.get(flow.sink_line)
+        others[flow.sink_line] = others.get(flow.sink_line, 0) + 1
+        # A request source outranks a local one; then a flow the PR touched directly.
+        if current is None or (flow.origin == "web", flow.why_new == "added line") > (
+                current.origin == "web", current.why_new == "added line"):
+            best[flow.sink_line] = flow
+    return [_flow_finding(rule, flow, others[line] - 1) for line, flow in best.items()], None
+
+
+def _flow_finding(rule: Rule, flow: Flow, more: int) -> Finding:
+    source, sink = flow.steps[0], flow.steps[-1]
+    path_text = "\n".join(
+        f"{i}. {step.path}:{step.line} [{step.kind}] {step.text}"
+        + (f"  ({step.note})" if step.note and step.kind in ("source", "sink", "call") else "")
+        for i, step in enumerate(flow.steps, 1)
+    )
+    new = ("a step of it is on a line this pull request adds" if flow.why_new == "added line"
+           else "it does not exist at the base revision: the pull request removed what "
+                "stopped it (a sanitizer, a cast or a guard)")
+    kind = "request" if flow.origin == "web" else "local (command line, stdin or environment)"
+    explanation = (
+        f"Untrusted {kind} data flows from line {source.line} to the sink at line {sink.line}; "
+        f"{new}. Path:\n{path_text}"
+        + (f"\n({more} other flow(s) reach the same sink.)" if more else "")
+    )
+    title = f"{rule.title}: untrusted data reaches {sink.note or 'a sink'}"
+    finding = Finding(
+        rule=rule.id,
+        severity=Severity(flow.severity),
+        title=title,
+        path=flow.sink_path,
+        line=flow.sink_line,
+        source="taint",
+        category=rule.category,
+        cwe=rule.cwe or flow.cwe,
+        explanation=explanation,
+        recommendation=rule.description,
+        confidence=0.9 if flow.origin == "web" else 0.7,
+        flow=tuple(FlowStep(s.path, s.line, s.text, s.kind) for s in flow.steps),
+    )
+    return finding.with_fingerprint("taint:" + sink.text)

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..analysis.session import TaintSession
 from ..errors import EvaluationError
 from ..rules.matcher import Target
-from .deterministic import run_detect
+from .deterministic import run_detect, run_taint
 from .findings import Finding
 
 #: Why an item that needs a model was not reviewed by one.
@@ -55,16 +56,19 @@ def evaluate(
     target: Target,
     agent: AgentReview | None,
     keep: Callable[[Finding], bool] = lambda f: True,
+    taint: TaintSession | None = None,
 ) -> Evaluation:
-    """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook)."""
-    deterministic = run_detect(target.rule, target.file)
+    """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
+    ``taint`` (the review's dataflow session) runs the rule's ``taint:`` section."""
+    flows, taint_not_reviewed = run_taint(target.rule, target.file, taint)
+    deterministic = [*run_detect(target.rule, target.file), *flows]
     findings = list(deterministic)
     mode = "deterministic"
     usage: dict[str, Any] = {}
     transcript: tuple[dict[str, Any], ...] = ()
     sent: dict[str, Any] = {}
     cached = False
-    not_reviewed = None
+    not_reviewed = taint_not_reviewed
     if target.rule.needs_model:
         if agent is None:
             not_reviewed = NO_MODEL_REASON
@@ -79,7 +83,7 @@ def evaluate(
             findings.extend(output.findings)
             mode, usage, transcript = output.mode, output.usage, output.transcript
             sent, cached = output.sent, output.cached
-            not_reviewed = output.not_reviewed
+            not_reviewed = output.not_reviewed or taint_not_reviewed
     kept = sorted(_dedupe(f for f in findings if keep(f)), key=Finding.sort_key)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent)

@@ -21,6 +21,7 @@ from ..rules.matcher import PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from .evaluate import evaluate
+from .files import taint_session
 from .findings import Finding
 
 
@@ -58,8 +59,10 @@ def review_range(
     head: str = "HEAD",
     rules: Sequence[str] = (),
     rules_from: str = "base",
+    use_taint: bool = True,
 ) -> RangeReview:
-    """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``.
+    """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``
+    (``use_taint=False`` leaves out the rules' dataflow sections, for measurements).
 
     Raises :class:`~pytest_secreview.errors.SecreviewError` subclasses with actionable
     messages (unknown ref, not a repository, no rule files).
@@ -70,16 +73,21 @@ def review_range(
     prepared.index(parsed)
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
+    taint_failed: dict[str, str] = {}
+    # Whole head and base files for the rules' dataflow (taint:) sections, read once.
+    taint = taint_session(repo, diff, parsed) if use_taint else None
     for rule in parsed:
         for target in prepared.targets(rule):
-            evaluation = evaluate(target, None)
+            evaluation = evaluate(target, None, taint=taint)
             findings.extend(evaluation.findings)
-            if evaluation.not_reviewed:
+            if taint is not None and taint.not_reviewed(target.file.path):
+                taint_failed[target.file.path] = taint.not_reviewed(target.file.path) or ""
+            if rule.needs_model:
                 needs_model.append((rule.id, target.file.path))
     not_reviewed = tuple(
         (f.path, _why_not(f.binary, f.too_large, f.submodule))
         for f in diff.files if not f.reviewable and f.kind.value != "deleted"
-    )
+    ) + tuple(sorted(taint_failed.items()))
     return RangeReview(
         diff=diff,
         rules=tuple(parsed),

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from ..errors import RuleError
 from .model import Detect, Rule, RuleFrontmatter, content_sha, split_body
 from .regex import SafePattern
+from .taint import compile_taint
 
 
 def _safe_base() -> type[yaml.SafeLoader]:
@@ -110,6 +111,8 @@ def parse_rule(raw: bytes, source: str) -> Rule:
             for i, d in enumerate(front.detect)
         ),
         comment_template=template,
+        taint=compile_taint(rule_id, front.cwe, front.severity, front.taint)
+        if front.taint is not None else None,
         model=front.model,
         max_turns=front.max_turns,
     )
