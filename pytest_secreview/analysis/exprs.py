@@ -91,6 +91,17 @@ class Evaluator:
             return CLEAN
         return (Trace(kind, (Step(self.path, line, "source", f"{name} ({kind} input)"),)),)
 
+    def _chain_source(self, node: ir.Expr) -> Taint:
+        # request.GET["id"]: a source anywhere along the attribute chain, even when the
+        # chain's root is a local variable (a Django view's ``request`` parameter).
+        while isinstance(node, ir.Attr | ir.Sub):
+            if isinstance(node, ir.Attr):
+                found = self._source(self.dotted(node), node.line)
+                if found:
+                    return found
+            node = node.obj
+        return CLEAN
+
     # -- values -------------------------------------------------------------------------
     def eval(self, node: ir.Expr) -> Taint:
         """The taint ``node`` evaluates to (evaluating calls records the sinks they reach)."""
@@ -103,7 +114,7 @@ class Evaluator:
                 return self.globals.read(node.id)
             return self._source(self.dotted(node), node.line)
         if isinstance(node, ir.Attr | ir.Sub):
-            found = self._source(self.dotted(node), node.line) if isinstance(node, ir.Attr) else ()
+            found = self._chain_source(node)
             if found:
                 return found
             where = access_path(node, self.state)

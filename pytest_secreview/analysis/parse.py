@@ -9,6 +9,7 @@ does not lose the rest of the file.
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -25,12 +26,51 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_python.language()))
 
 
+_TOP_LEVEL = re.compile(rb"^(?:async\s+def|def|class|@)[\s\w]", re.MULTILINE)
+
+
 def parse_module(source: bytes) -> ir.Module:
-    """The IR of one file. Never raises on bad syntax; ``errors`` counts the broken parts."""
-    tree = _parser().parse(source)
-    root = tree.root_node
-    errors = _count_errors(root) if root.has_error else 0
-    return ir.Module(_block(root), errors)
+    """The IR of one file. Never raises on bad syntax; ``errors`` counts the broken parts.
+
+    tree-sitter recovers inside a statement, but an unclosed bracket can swallow everything
+    after it. So when a top-level statement is broken, parsing starts again at the next line
+    that begins a top-level ``def``, ``class`` or decorator (padded with newlines so line
+    numbers stay those of the file): one broken function does not lose the functions after it.
+    """
+    body: list[ir.Stmt] = []
+    errors = 0
+    offset = 0
+    while True:
+        root = _parser().parse(b"\n" * offset + source[_byte_of_line(source, offset):]
+                               if offset else source).root_node
+        restart = None
+        for child in root.named_children:
+            body.extend(_stmt(child))
+            if child.has_error:
+                errors += _count_errors(child)
+                restart = _next_top_level(source, child.start_point[0] + 1)
+                if restart is not None and restart <= child.end_point[0]:
+                    break
+                restart = None
+        if restart is None:
+            return ir.Module(tuple(body), errors)
+        offset = restart
+
+
+def _byte_of_line(source: bytes, line: int) -> int:
+    pos = 0
+    for _ in range(line):
+        pos = source.find(b"\n", pos) + 1
+        if pos == 0:
+            return len(source)
+    return pos
+
+
+def _next_top_level(source: bytes, after_line: int) -> int | None:
+    """The 0-based number of the first top-level definition line after ``after_line``."""
+    start = _byte_of_line(source, after_line)
+    match = _TOP_LEVEL.search(source, start)
+    return source.count(b"\n", 0, match.start()) if match else None
 
 
 def _count_errors(node: Node) -> int:

@@ -36,6 +36,7 @@ from urllib.parse import quote, urlsplit
 from ..severity import Severity
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, Report, RuleReport
+from .sarif_flow import code_flow
 
 __all__ = [
     "FINGERPRINT_KEY",
@@ -281,6 +282,9 @@ def _result(
     fix = _fix(finding, region)
     if fix is not None:
         result["fixes"] = [fix]
+    flow = code_flow(finding.flow, _location, _clean)
+    if flow is not None:
+        result["codeFlows"] = [flow]
     return result
 
 
