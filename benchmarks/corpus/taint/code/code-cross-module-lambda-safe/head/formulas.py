@@ -1,0 +1,3 @@
+def make_scorer(expr):
+    source = "lambda x: " + expr
+    return eval(source)

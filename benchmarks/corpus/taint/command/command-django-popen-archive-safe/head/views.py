@@ -1,0 +1,14 @@
+import os
+
+from django.http import HttpResponse, HttpResponseBadRequest
+
+KNOWN = {"daily", "weekly", "monthly"}
+
+
+def list_archive(request):
+    name = request.POST.get("archive", "daily")
+    if name not in KNOWN:
+        return HttpResponseBadRequest("unknown archive")
+    cmd = "tar -tzf /srv/backups/%s.tar.gz" % name
+    listing = os.popen(cmd).read()
+    return HttpResponse(listing, content_type="text/plain")

@@ -1,0 +1,14 @@
+import os
+import shlex
+
+from flask import Flask, request
+
+app = Flask(__name__)
+
+
+@app.get("/ping")
+def ping():
+    host = request.args.get("host", "localhost")
+    target = host
+    status = os.system(f"ping -c 1 -W 2 {target}")
+    return {"reachable": status == 0}

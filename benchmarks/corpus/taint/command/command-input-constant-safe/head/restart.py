@@ -1,0 +1,12 @@
+import os
+
+
+def restart():
+    answer = input("service to restart: ")
+    service = "nginx"
+    print("restarting", answer)
+    os.system("systemctl restart " + service)
+
+
+if __name__ == "__main__":
+    restart()

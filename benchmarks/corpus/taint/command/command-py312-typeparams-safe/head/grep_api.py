@@ -1,0 +1,20 @@
+import shlex
+import subprocess
+
+from flask import Flask, request
+
+app = Flask(__name__)
+
+type Args = list[str]
+
+
+def join_args[T](parts: list[T]) -> str:
+    return " ".join(shlex.quote(str(p)) for p in parts)
+
+
+@app.get("/grep")
+def grep():
+    args: Args = ["grep", "-rn", request.args["pattern"], "/srv/logs"]
+    line = join_args(args)
+    result = subprocess.run(line, shell=True, capture_output=True)
+    return result.stdout.decode()

@@ -1,0 +1,13 @@
+import json
+
+import jsonpickle
+from fastapi import FastAPI, Request
+
+app = FastAPI()
+
+
+@app.post("/jobs")
+async def submit(request: Request):
+    raw = (await request.body()).decode()
+    job = json.loads(raw)
+    return {"queued": str(job)[:40]}

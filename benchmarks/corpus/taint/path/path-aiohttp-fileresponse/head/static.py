@@ -1,0 +1,11 @@
+import os
+
+from aiohttp import web
+
+STATIC = "/srv/static"
+
+
+async def asset(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["name"]
+    path = os.path.realpath(os.path.join(STATIC, name))
+    return web.FileResponse(path)

@@ -1,0 +1,13 @@
+import os
+import shutil
+
+from django.http import HttpResponseBadRequest, JsonResponse
+
+TEMPLATE_DIR = "/srv/templates"
+KNOWN = ("invoice.html", "receipt.html", "welcome.html")
+
+
+def duplicate_template(request):
+    src, dst = request.POST["src"], request.POST["dst"]
+    shutil.copy(os.path.join(TEMPLATE_DIR, src), os.path.join(TEMPLATE_DIR, dst))
+    return JsonResponse({"copied": dst})

@@ -1,0 +1,12 @@
+import os
+
+from django.http import HttpResponseBadRequest, JsonResponse
+
+CACHE_DIR = "/var/cache/app/"
+CACHE_FILES = ("pages.db", "thumbs.db", "search.idx")
+
+
+def clear_cache(request):
+    name = request.GET.get("name", "")
+    os.remove(CACHE_DIR + name)
+    return JsonResponse({"cleared": name})

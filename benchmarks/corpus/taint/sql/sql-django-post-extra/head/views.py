@@ -1,0 +1,12 @@
+from django.http import JsonResponse
+from django.views.decorators.http import require_POST
+
+from .models import Ticket
+
+
+@require_POST
+def tickets_by_tag(request):
+    tag = request.POST["tag"]
+    where = "tags LIKE '%%{}%%'".format(tag)
+    qs = Ticket.objects.extra(where=[where])
+    return JsonResponse({"ids": list(qs.values_list("id", flat=True))})

@@ -1,0 +1,10 @@
+import httpx
+from django.http import HttpResponseBadRequest, JsonResponse
+
+SERVICES = ("billing.internal", "search.internal")
+
+
+def probe(request):
+    host = request.POST.get("host", "")
+    reply = httpx.get(f"http://{host}/healthz", timeout=3.0)
+    return JsonResponse({"healthy": reply.status_code == 200})

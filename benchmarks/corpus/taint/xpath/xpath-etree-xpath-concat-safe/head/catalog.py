@@ -1,0 +1,11 @@
+from django.http import JsonResponse
+from lxml import etree
+
+CATALOG = etree.parse("/srv/catalog.xml")
+
+
+def by_author(request):
+    author = request.GET.get("author", "")
+    find = etree.XPath("//book[author=$author]/title/text()")
+    titles = find(CATALOG, author=author)
+    return JsonResponse({"titles": list(titles)})

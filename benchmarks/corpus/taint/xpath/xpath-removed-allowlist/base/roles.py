@@ -1,0 +1,15 @@
+from flask import Flask, abort, request
+from lxml import etree
+
+app = Flask(__name__)
+ACL = etree.parse("acl.xml")
+ROLES = ("viewer", "editor", "owner")
+
+
+@app.get("/acl")
+def acl():
+    role = request.values.get("role", "viewer")
+    if role not in ROLES:
+        abort(400)
+    perms = ACL.xpath("//role[@name='" + role + "']/permission/@name")
+    return {"permissions": [str(p) for p in perms]}
