@@ -51,7 +51,7 @@ class RuleFile(pytest.File):
         if isinstance(self.parsed, RuleError):
             raise self.parsed  # a broken rule is a collection error of its own file
         rule = self.parsed
-        for target in self.config.stash[REVIEW_KEY].prepared.targets(rule):
+        for target in self.config.stash[REVIEW_KEY].targets(rule):
             name = f"{rule.id}[{one_line(target.file.path)}]"
             yield RuleItem.from_parent(self, name=name, target=target)
 

@@ -15,11 +15,11 @@ from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
-from .evaluation.files import taint_session
+from .evaluation.files import taint_session, with_flow_targets
 from .evaluation.findings import Finding
 from .options import Settings, ini_values, load_settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
-from .rules.matcher import PreparedDiff
+from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
 from .rules.parse import parse_rule
 from .trust import ini_at_revision, normalise, tracked_under
@@ -64,6 +64,11 @@ class ReviewState:
         """The dataflow analysis of the changed Python files (built on first use, once per
         process; None when no rule has a ``taint:`` section)."""
         return taint_session(self.repo, self.diff, self.rules)
+
+    def targets(self, rule: Rule) -> list[Target]:
+        """The items of ``rule``: the matcher's targets, plus files where the rule's dataflow
+        finds a flow the pull request introduced (a removed guard matches no grep)."""
+        return with_flow_targets(rule, self.prepared.targets(rule), self.taint, self.diff)
 
     def evaluate(self, item: RuleItem) -> Evaluation:
         """Evaluate one item, applying the team's ``pytest_secreview_filter_finding`` hook."""

@@ -99,4 +99,5 @@ def any_match(patterns: tuple[str, ...], name: str) -> bool:
 #: Constructors of configured objects (XML parsers) whose constant keyword arguments are
 #: remembered, so a sink condition can ask how the object passed to it was configured
 #: (``parser=`` built with ``resolve_entities=True``).
-CONFIGURED_CALLS = ("*XMLParser", "*XMLPullParser", "*ETCompatXMLParser")
+CONFIGURED_CALLS = ("*XMLParser", "*XMLPullParser", "*ETCompatXMLParser", "*make_parser",
+                    "*XMLReader")

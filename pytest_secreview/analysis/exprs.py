@@ -25,6 +25,9 @@ from .values import CLEAN, Hit, Step, Taint, Trace, clear, extend, union
 #: ``hostname`` in an allow-list) validates the variable it came from.
 _DERIVING = ("*urlparse", "*urlsplit", "*.hostname", "*.netloc", "*.scheme")
 
+#: Marks the constant description of a configured object (see ``CONFIGURED_CALLS``).
+_CONFIGURED = "<configured> "
+
 _FOLD: dict[str, Any] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
@@ -40,6 +43,8 @@ class Summary:
     returns: Taint
     hits: tuple[Hit, ...]
     params: tuple[str, ...]
+    fields: tuple[tuple[str, Taint], ...] = ()  # what it stores into self.<field>
+    constructor: bool = False  # the summary of Class(...): its result is the fields
 
 
 class Resolver(Protocol):
@@ -64,23 +69,22 @@ class Evaluator:
         self.aliases: dict[str, str] = {}
         self.owner: str | None = None  # the class whose method this is
         self.hits: list[Hit] = []
-        self.fields: dict[str, Taint] = {}  # taint stored into self.<field> (real sources)
+        self.fields: dict[str, Taint] = {}  # taint stored into self.<field>
+        self.built: dict[str, Taint] | None = None  # the fields of the last Class(...) call
 
     # -- names --------------------------------------------------------------------------
     def dotted(self, node: ir.Expr) -> str | None:
         """The import-resolved dotted name of ``node`` (``cursor.execute``, ``os.system``)."""
         if isinstance(node, ir.Name):
             return self.aliases.get(node.id) or self.imports.get(node.id, node.id)
+        # A computed base ("(a / b).read_bytes") is "?": method sinks still match "*.name".
         if isinstance(node, ir.Attr):
-            base = self.dotted(node.obj)
-            return f"{base}.{node.name}" if base else None
+            return f"{self.dotted(node.obj) or '?'}.{node.name}"
         if isinstance(node, ir.Call):
-            base = self.dotted(node.func)
-            return f"{base}()" if base else None
+            return f"{self.dotted(node.func) or '?'}()"
         if isinstance(node, ir.Sub):
-            base = self.dotted(node.obj)
             key = node.key.value if isinstance(node.key, ir.Const) else "*"
-            return f"{base}[{key}]" if base else None
+            return f"{self.dotted(node.obj) or '?'}[{key}]"
         return None
 
     def _source(self, name: str | None, line: int) -> Taint:
@@ -228,8 +232,15 @@ class Evaluator:
         kwargs = [(k, self.eval(v)) for k, v in node.kwargs]
         receiver = node.func.obj if isinstance(node.func, ir.Attr) else None
         recv = self.eval(receiver) if receiver is not None else CLEAN
+        if not isinstance(node.func, ir.Name | ir.Attr):
+            recv = self.eval(node.func)  # make_scorer(expr)(x): the callee is computed
+        if isinstance(receiver, ir.Name) and isinstance(node.func, ir.Attr):
+            setting = self.state.const(receiver.id)
+            if isinstance(setting, str) and setting.startswith(_CONFIGURED):
+                self.state.consts[receiver.id] = (
+                    f"{setting}.{node.func.name}({self._arguments(node)})")
         if name is not None:
-            self._sinks(name, node, args, kwargs)
+            self._sinks(name, node, args, kwargs, recv)
         found = self._source(name, node.line)
         if found:
             return found
@@ -250,7 +261,9 @@ class Evaluator:
             self.state.weak(*where, union(*args, *(t for _, t in kwargs)))
             return CLEAN
         if method in ("get", "pop") and where is not None and node.args and isinstance(
-                node.args[0], ir.Const) and self.state.has(where[0]):
+                node.args[0], ir.Const) and f"{where[1]}[{node.args[0].value!r}]" in \
+                self.state.vars.get(where[0], {}):
+            # d.get("k") of a dict whose "k" is tracked: that key only (and the default).
             root, path = where
             return union(self.state.read(root, f"{path}[{node.args[0].value!r}]"),
                          *args[1:])
@@ -282,6 +295,13 @@ class Evaluator:
                 star = next(j for j, p in enumerate(params) if p.startswith("**"))
                 bound[star] = union(bound.get(star, CLEAN), taint)
         step = Step(self.path, node.line, "call", f"call to {self.dotted(node.func)}()")
+        if summary.constructor:
+            self.built = {}
+            for path, taint in summary.fields:
+                moved = union(*(_splice(bound.get(int(t.origin[6:]), CLEAN), step, t)
+                                if t.origin.startswith("param:") else (t,) for t in taint))
+                self.built[path] = union(self.built.get(path, CLEAN), moved)
+            return union(*self.built.values())
         out: list[Taint] = []
         for trace in summary.returns:
             if trace.origin.startswith("param:"):
@@ -296,12 +316,12 @@ class Evaluator:
         return union(*out)
 
     def _sinks(self, name: str, node: ir.Call, args: list[Taint],
-               kwargs: list[tuple[str | None, Taint]]) -> None:
+               kwargs: list[tuple[str | None, Taint]], recv: Taint) -> None:
         for spec, sink in self.cat.sinks_for(name, store=False):
             if not all(self._holds(c, node) for c in sink.when) or any(
                     self._holds(c, node) for c in sink.unless):
                 continue
-            dangerous: list[Taint] = []
+            dangerous: list[Taint] = [recv] if -1 in sink.args else []
             for i, taint in enumerate(args):
                 if sink.dangerous(i, None):
                     dangerous.append(self._element(node.args[i], sink) if sink.element
@@ -326,6 +346,8 @@ class Evaluator:
 
     def _holds(self, cond: Condition, node: ir.Call) -> bool:
         arg: ir.Expr | None = next((v for k, v in node.kwargs if k == cond.kw), None)
+        if cond.kw == "receiver" and isinstance(node.func, ir.Attr):
+            arg = node.func.obj
         if arg is None and cond.pos is not None and cond.pos < len(node.args):
             arg = node.args[cond.pos]
         if arg is None:
@@ -384,10 +406,13 @@ class Evaluator:
             return
         root, path = where
         self.state.write(root, path, taint)
+        built, self.built = self.built, None
+        if built is not None and not path and isinstance(value, ir.Call):
+            self.state.write(root, "", CLEAN)  # the object is its fields
+            for field, field_taint in built.items():
+                self.state.write(root, field, extend(field_taint, Step(self.path, line, "step")))
         if root == "self" and path:
-            real = tuple(t for t in taint if not t.origin.startswith("param:"))
-            if real:
-                self.fields[path] = union(self.fields.get(path, CLEAN), real)
+            self.fields[path] = union(self.fields.get(path, CLEAN), taint)
         if isinstance(value, ir.Dict | ir.Seq):
             for i, item in enumerate(value.items if isinstance(value, ir.Dict) else value.elts):
                 key, elt = item if isinstance(item, tuple) else (ir.Const(line, i), item)
@@ -401,6 +426,10 @@ class Evaluator:
             for key, sub in self.state.vars[value.id].items():
                 self.state.vars[root][key] = extend(sub, Step(self.path, line, "step"))
         elif not path:
+            if isinstance(value, ir.Call) and isinstance(value.func, ir.Name | ir.Sub):
+                func = value.func.obj if isinstance(value.func, ir.Sub) else value.func
+                if isinstance(func, ir.Name):  # x = Backup(...): x is a Backup
+                    self.state.types[root] = func.id
             const = self.const(value) if value is not None else UNKNOWN
             if const is not UNKNOWN:
                 self.state.set_const(root, const)
@@ -414,9 +443,17 @@ class Evaluator:
                     self.state.derived[root] = origin
 
     def _configured(self, call: ir.Call) -> str:
-        """``XMLParser(resolve_entities=True)`` as a description a condition can glob."""
-        keywords = ",".join(f"{k}={self.const(v)!r}" for k, v in call.kwargs if k)
-        return f"{self.dotted(call.func)}({keywords})"
+        """``XMLParser(resolve_entities=True)`` as a description a condition can glob;
+        later method calls on the object (``setFeature(feature_external_ges, True)``) are
+        appended to it."""
+        return f"{_CONFIGURED}{self.dotted(call.func)}({self._arguments(call)})"
+
+    def _arguments(self, call: ir.Call) -> str:
+        def show(value: ir.Expr) -> str:
+            const = self.const(value)
+            return repr(const) if const is not UNKNOWN else self.dotted(value) or "?"
+        return ",".join([*(show(a) for a in call.args),
+                         *(f"{k}={show(v)}" for k, v in call.kwargs if k)])
 
     def _index(self, value: ir.Expr | None, i: int, taint: Taint) -> Taint:
         where = access_path(value, self.state) if value is not None else None
@@ -440,11 +477,11 @@ class Evaluator:
                 if not self.eval(right):
                     self._validate(test.left)
             elif (op in ("==", "is") and truth) or (op in ("!=", "is not") and not truth):
-                if self.const(right) is not UNKNOWN:
-                    self._validate(test.left)
-                elif _is_commonpath(test.left, self):
+                if _is_commonpath(test.left, self):
                     for arg in _commonpath_args(test.left):
                         self._validate(arg, "containment")
+                elif self.const(right) is not UNKNOWN:
+                    self._validate(test.left)
         elif isinstance(test, ir.Call) and truth:
             name = self.dotted(test.func) or ""
             method = test.func.name if isinstance(test.func, ir.Attr) else ""
@@ -457,6 +494,10 @@ class Evaluator:
                     self._validate(arg)
 
     def _validate(self, node: ir.Expr, tag: str | None = None) -> None:
+        if isinstance(node, ir.Seq):
+            for elt in node.elts:
+                self._validate(elt, tag)
+            return
         if isinstance(node, ir.Call):
             # realpath(p).startswith(base), urlparse(u).hostname in ALLOWED, x.lower() in
             # ALLOWED: the check is on a value derived from p, u, x.

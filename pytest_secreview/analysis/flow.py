@@ -16,7 +16,7 @@ _NOT_HTML = ("*jsonify", "*JsonResponse", "*JSONResponse", "json.dumps", "*rende
              "*redirect", "*HttpResponseRedirect", "*RedirectResponse", "*send_file",
              "*send_from_directory", "*FileResponse", "*abort", "*Response", "*HttpResponse",
              "*make_response", "*render", "*HTMLResponse", "*PlainTextResponse", "*escape",
-             "*dumps")
+             "*dumps", "*render_template_string", "*Markup", "*mark_safe", "*format_html")
 
 
 class FunctionRun(Evaluator):

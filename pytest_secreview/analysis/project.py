@@ -84,6 +84,20 @@ class Project:
         elif isinstance(func, ir.Name) and info is not None and func.id in info.functions \
                 and func.id not in run.imports:
             target = (info, info.functions[func.id])
+        elif info is not None and _class_name(func) in info.classes:
+            # Backup(x), Loader[T](x): the object carries what __init__ stores in its fields.
+            init = info.classes[_class_name(func)].methods.get("__init__")
+            built = self.summary(info, init) if init is not None else None
+            if built is None:
+                return None
+            return Summary((), built.hits, built.params, built.fields, constructor=True), True
+        elif isinstance(func, ir.Attr) and info is not None:
+            # job = Backup(x); job.run() or Backup(x).run(): a method of a class of ours.
+            owner = info.classes.get(
+                run.state.types.get(func.obj.id, "") if isinstance(func.obj, ir.Name)
+                else _class_name(func.obj.func) if isinstance(func.obj, ir.Call) else "")
+            if owner is not None and func.name in owner.methods:
+                target, method = (info, owner.methods[func.name]), True
         if target is None:
             name = run.dotted(func)
             if name and "." in name and "(" not in name:
@@ -112,8 +126,13 @@ class Project:
         self.hits.extend(h for h in run.hits if not h.trace.origin.startswith("param:"))
         if owner is not None:
             for path, taint in run.fields.items():
-                owner.fields[path] = tuple(dict.fromkeys((*owner.fields.get(path, ()), *taint)))
-        summary = Summary(returns, facts, params)
+                real = tuple(t for t in taint if not t.origin.startswith("param:"))
+                if real:
+                    owner.fields[path] = tuple(dict.fromkeys((*owner.fields.get(path, ()),
+                                                              *real)))
+        fields = tuple((path, tuple(t for t in taint if t.origin != "param:0"))
+                       for path, taint in run.fields.items())
+        summary = Summary(returns, facts, params, fields)
         self._summaries[key] = summary
         return summary
 
@@ -134,8 +153,12 @@ class Project:
             if param.annotation and any_match(REQUEST_TYPES, param.annotation):
                 run.aliases[param.name] = "request"
             if owner is not None and i == 0 and param.name in ("self", "cls"):
+                # Fields another method stored from a source; anything else read from self
+                # is the receiver's (param:0), so a caller's tainted object reaches sinks.
+                state.write(param.name, "", (Trace("param:0", (Step(
+                    info.path, func.line, "step", f"parameter {param.name!r}"),)),))
                 for path, taint in owner.fields.items():
-                    state.write("self", path, taint)
+                    state.write(param.name, path, taint)
                 continue
             from_url = (view or (request_at is not None and i > request_at)) and (
                 param.name != "request" and not (param.annotation and any_match(
@@ -178,6 +201,13 @@ class Project:
 class _NoCalls:
     def resolve(self, run: Evaluator, call: ir.Call) -> tuple[Summary, bool] | None:
         return None
+
+
+def _class_name(node: ir.Expr) -> str:
+    """``C`` for a constructor callee ``C`` or ``C[T]`` (empty for anything else)."""
+    if isinstance(node, ir.Sub):
+        node = node.obj
+    return node.id if isinstance(node, ir.Name) else ""
 
 
 def _callee(node: ir.Expr) -> ir.Expr:

@@ -80,6 +80,10 @@ class TaintSession:
         self._flows: dict[str, list[Flow]] | None = None
         self.failed: dict[str, str] = {}  # path -> why the taint part did not run
 
+    def covers(self, path: str) -> bool:
+        """True when ``path`` is a changed file the engine analyses (Python)."""
+        return path in self.changed
+
     def flows(self, rule: str, path: str) -> list[Flow]:
         """The new flows of ``rule`` whose sink is in ``path``."""
         if self._flows is None:

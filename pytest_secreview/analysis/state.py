@@ -22,18 +22,20 @@ def _under(key: str, path: str) -> bool:
 class State:
     """Mutable for speed inside one straight-line block; :meth:`copy` at every branch."""
 
-    __slots__ = ("consts", "derived", "vars")
+    __slots__ = ("consts", "derived", "types", "vars")
 
     def __init__(self) -> None:
         self.vars: dict[str, dict[str, Taint]] = {}
         self.consts: dict[str, object] = {}
         self.derived: dict[str, str] = {}  # host = urlparse(url).hostname: host -> url
+        self.types: dict[str, str] = {}  # job = Backup(...): job -> "Backup"
 
     def copy(self) -> State:
         new = State()
         new.vars = {root: dict(paths) for root, paths in self.vars.items()}
         new.consts = dict(self.consts)
         new.derived = dict(self.derived)
+        new.types = dict(self.types)
         return new
 
     def has(self, root: str) -> bool:
@@ -68,6 +70,7 @@ class State:
         if not path:
             self.consts.pop(root, None)
             self.derived.pop(root, None)
+            self.types.pop(root, None)
 
     def weak(self, root: str, path: str, taint: Taint) -> None:
         """Weak update (an unknown key, an appended element): add ``taint`` to the path."""
@@ -105,6 +108,9 @@ def join(states: list[State | None]) -> State | None:
     for name, origin in first.derived.items():
         if all(s.derived.get(name) == origin for s in live[1:]):
             out.derived[name] = origin
+    for name, kind in first.types.items():
+        if all(s.types.get(name) == kind for s in live[1:]):
+            out.types[name] = kind
     return out
 
 

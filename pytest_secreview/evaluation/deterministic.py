@@ -11,8 +11,12 @@ from ..severity import Severity
 from .findings import Finding, FlowStep
 
 
-def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
+def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Finding]:
     """Every finding ``rule``'s detect patterns produce on ``file``, one per (pattern, line).
+
+    ``dataflow`` says the rule's ``taint:`` section analysed this file: its added-line
+    patterns are then superseded (a line pattern cannot tell request data from a constant;
+    the flow analysis can), while removed-line patterns (a deleted safeguard) still run.
 
     The caller passes only files the rule's ``applies_to`` selected (the matcher's targets).
     A pattern on removed lines that also matches an added line of the same file reports
@@ -22,6 +26,8 @@ def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
     findings: list[Finding] = []
     added = file.added_lines
     for detect in rule.detect:
+        if dataflow and detect.on == "added":
+            continue
         lines = added if detect.on == "added" else file.removed_lines
         if detect.on == "removed" and any(detect.pattern.search(a.text) for a in added):
             continue
@@ -60,7 +66,7 @@ def run_taint(rule: Rule, file: FileDiff, session: TaintSession | None
     """The flows of ``rule``'s ``taint:`` section that end in ``file`` and that the pull
     request introduces, one finding per sink line; and why the taint part could not run on
     ``file`` (None when it ran or does not apply)."""
-    if rule.taint is None or session is None:
+    if rule.taint is None or session is None or not session.covers(file.path):
         return [], None
     why = session.not_reviewed(file.path)
     if why is not None:

@@ -61,7 +61,9 @@ def evaluate(
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
     ``taint`` (the review's dataflow session) runs the rule's ``taint:`` section."""
     flows, taint_not_reviewed = run_taint(target.rule, target.file, taint)
-    deterministic = [*run_detect(target.rule, target.file), *flows]
+    dataflow = bool(target.rule.taint and taint and taint.covers(target.file.path)
+                    and taint_not_reviewed is None)
+    deterministic = [*run_detect(target.rule, target.file, dataflow=dataflow), *flows]
     findings = list(deterministic)
     mode = "deterministic"
     usage: dict[str, Any] = {}

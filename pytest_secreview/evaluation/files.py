@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..analysis.session import ChangedFile, TaintSession
 from ..diff.model import ChangeKind, Diff
+from ..rules.matcher import PathFilter, Target
 from ..rules.model import Rule
 from ..tools.gittree import GitTree
 
@@ -65,3 +66,20 @@ def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession
     head_paths = [c.path for c in changed]
     files = GitFiles(repo, diff.base_sha, diff.head_sha, head_paths, base_paths)
     return TaintSession(files, specs, changed)
+
+
+def with_flow_targets(rule: Rule, targets: list[Target], session: TaintSession | None,
+                      diff: Diff) -> list[Target]:
+    """``targets`` plus every changed file where ``rule``'s dataflow finds a new flow that no
+    grep selected: a pull request that only removes a guard, or changes a source line far
+    from the sink, still gets an item (sorted by path, like the matcher's targets)."""
+    if rule.taint is None or session is None:
+        return targets
+    covered = {t.file.path for t in targets}
+    paths = PathFilter(rule)
+    extra = [
+        Target(rule, f, f.hunks) for f in diff.files
+        if f.path not in covered and f.reviewable and session.covers(f.path)
+        and paths.selects(f.path) and session.flows(rule.id, f.path)
+    ]
+    return sorted([*targets, *extra], key=lambda t: t.file.path) if extra else targets

@@ -21,7 +21,7 @@ from ..rules.matcher import PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from .evaluate import evaluate
-from .files import taint_session
+from .files import taint_session, with_flow_targets
 from .findings import Finding
 
 
@@ -77,7 +77,7 @@ def review_range(
     # Whole head and base files for the rules' dataflow (taint:) sections, read once.
     taint = taint_session(repo, diff, parsed) if use_taint else None
     for rule in parsed:
-        for target in prepared.targets(rule):
+        for target in with_flow_targets(rule, prepared.targets(rule), taint, diff):
             evaluation = evaluate(target, None, taint=taint)
             findings.extend(evaluation.findings)
             if taint is not None and taint.not_reviewed(target.file.path):

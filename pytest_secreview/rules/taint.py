@@ -30,7 +30,8 @@ class TaintSource(_Strict):
 class TaintCondition(_Strict):
     """An argument whose constant value or dotted name equals one of ``equals``."""
 
-    arg: str = Field(description="Keyword name of the argument.")
+    arg: str = Field(description="Keyword name of the argument ('receiver': the object the "
+                                 "method is called on, with its configuration calls).")
     position: int | None = Field(default=None, ge=0, description="Its position, if positional.")
     equals: list[bool | int | str] = Field(
         min_length=1, description="Constants (true, 1) or name globs (\"*SafeLoader\").")
@@ -47,7 +48,8 @@ class TaintSink(_Strict):
     call: str | None = Field(default=None, pattern=_PATTERN, description="Callee glob.")
     store: str | None = Field(default=None, pattern=_PATTERN,
                               description="Assignment target glob, e.g. *.headers[Location].")
-    args: list[int] = Field(default_factory=list, description="Dangerous positions (0-based).")
+    args: list[int] = Field(default_factory=list,
+                            description="Dangerous positions (0-based; -1 is the receiver).")
     kwargs: list[str] = Field(default_factory=list, description="Dangerous keyword names.")
     element: int | None = Field(default=None, ge=0,
                                 description="Only this element of a list argument (argv[0]).")
