@@ -95,7 +95,8 @@ def _flow_finding(rule: Rule, flow: Flow, more: int) -> Finding:
                 "stopped it (a sanitizer, a cast or a guard)")
     kind = "request" if flow.origin == "web" else "local (command line, stdin or environment)"
     explanation = (
-        f"Untrusted {kind} data flows from line {source.line} to the sink at line {sink.line}; "
+        f"Untrusted {kind} data flows from {source.path}:{source.line} to the sink at "
+        f"{sink.path}:{sink.line}; "
         f"{new}. Path:\n{path_text}"
         + (f"\n({more} other flow(s) reach the same sink.)" if more else "")
     )
