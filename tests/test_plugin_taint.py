@@ -12,6 +12,8 @@ import jsonschema
 import pytest
 
 from tests.conftest import ReviewRepo
+from tests.fake_providers import FakeServers
+from tests.test_plugin_model import report
 
 SARIF_SCHEMA = (Path(__file__).resolve().parents[2] / "shared" / "schemas-external"
                 / "sarif-schema-2.1.0.json")
@@ -130,3 +132,52 @@ def test_the_sanitized_twin_passes(pytester: pytest.Pytester, review_repo: Build
     result = review(pytester, "-k", "command-injection")
     assert "untrusted data reaches" not in result.stdout.str()
     result.assert_outcomes(skipped=1)
+
+
+TAINT_RULE = textwrap.dedent('''\
+    ---
+    title: Command injection (test rule)
+    severity: critical
+    cwe: CWE-78
+    applies_to:
+      file_extensions: [".py"]
+    grep:
+      any: ["subprocess"]
+    taint:
+      sources: [web]
+      sinks:
+        - call: subprocess.*
+          args: [0]
+          when: [{arg: shell, equals: true}]
+    ---
+    Verify the paths you are given and report exploitable ones.
+    ''')
+
+
+@pytest.mark.parametrize(("model_line", "verdict"), [
+    (10, "Path confirmed by the model review"),
+    (1, "Path not confirmed by the model review"),
+], ids=["confirmed", "not-confirmed"])
+def test_flows_are_the_models_starting_evidence_and_its_verdict_is_recorded(
+        pytester: pytest.Pytester, review_repo: Build, model_line: int, verdict: str) -> None:
+    review_repo(rules={"cmd": TAINT_RULE},
+                pr={"shop/__init__.py": "", "shop/helpers.py": HELPERS, "shop/views.py": VIEWS})
+    with FakeServers() as running:
+        server = running.start()
+        server.queue(report({"severity": "HIGH", "title": "shell command from the form",
+                             "path": "shop/helpers.py", "line": model_line,
+                             "explanation": "label reaches the shell",
+                             "recommendation": "use an argument list"}))
+        report_file = pytester.path / "r.json"
+        result = pytester.runpytest(
+            "--secreview", "--base", "main", "-p", "no:cacheprovider", "--secreview-rules",
+            "secreview/rules", "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
+            server.url, "--json-report", f"--json-report-file={report_file}")
+        sent = json.dumps(server.requests[0].json)
+    result.assert_outcomes(failed=1)
+    assert "Dataflow paths the taint engine found" in sent
+    assert "shop/views.py:10 [source]" in sent and "shop/helpers.py:10 [sink]" in sent
+    findings = json.loads(report_file.read_text())["tests"][0]["metadata"]["secreview"][
+        "findings"]
+    (taint,) = [f for f in findings if f["source"] == "taint"]
+    assert verdict in taint["explanation"]

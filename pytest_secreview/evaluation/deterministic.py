@@ -4,6 +4,8 @@ findings on the exact head-file line (a flow's finding sits at its sink)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..analysis.session import Flow, TaintSession
 from ..diff.model import FileDiff
 from ..rules.model import Rule
@@ -81,6 +83,23 @@ def run_taint(rule: Rule, file: FileDiff, session: TaintSession | None
                 current.origin == "web", current.why_new == "added line"):
             best[flow.sink_line] = flow
     return [_flow_finding(rule, flow, others[line] - 1) for line, flow in best.items()], None
+
+
+def record_verdicts(findings: list[Finding], model: list[Finding]) -> list[Finding]:
+    """Each taint finding with the model's verdict on its path: confirmed when the model
+    reported a finding at the same sink (path and line), else not confirmed. The finding
+    stands either way (a model never overrides a deterministic finding); the verdict is
+    written into its explanation, so every report shows it."""
+    confirmed = {(f.path, f.line) for f in model}
+    out = []
+    for finding in findings:
+        if finding.source == "taint" and finding.flow:
+            verdict = ("confirmed by the model review (it reported this sink)"
+                       if (finding.path, finding.line) in confirmed else
+                       "not confirmed by the model review (it reported nothing at this sink)")
+            finding = replace(finding, explanation=f"{finding.explanation}\nPath {verdict}.")
+        out.append(finding)
+    return out
 
 
 def _flow_finding(rule: Rule, flow: Flow, more: int) -> Finding:

@@ -11,7 +11,7 @@ from typing import Any
 from ..analysis.session import TaintSession
 from ..errors import EvaluationError
 from ..rules.matcher import Target
-from .deterministic import run_detect, run_taint
+from .deterministic import record_verdicts, run_detect, run_taint
 from .findings import Finding
 
 #: Why an item that needs a model was not reviewed by one.
@@ -82,7 +82,7 @@ def evaluate(
                 exc.findings = tuple(sorted(_dedupe(f for f in findings if keep(f)),
                                             key=Finding.sort_key))
                 raise
-            findings.extend(output.findings)
+            findings = [*record_verdicts(findings, output.findings), *output.findings]
             mode, usage, transcript = output.mode, output.usage, output.transcript
             sent, cached = output.sent, output.cached
             not_reviewed = output.not_reviewed or taint_not_reviewed
