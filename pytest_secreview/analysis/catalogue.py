@@ -4,7 +4,10 @@ calls that never return, decorators that make a function a web view."""
 
 from __future__ import annotations
 
-from .spec import SourceSpec, glob_match
+import re
+from functools import lru_cache
+
+from .spec import SourceSpec, compiled
 
 _WEB_ATTRS = (
     # Flask / Werkzeug
@@ -92,9 +95,16 @@ MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault
                       "appendleft", "extendleft", "put", "push", "write", "writelines"})
 
 
+@lru_cache(maxsize=64)
+def _combined(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{compiled(p).pattern})" for p in patterns))
+
+
+@lru_cache(maxsize=65536)
 def any_match(patterns: tuple[str, ...], name: str) -> bool:
-    """True when ``name`` matches one of the globs."""
-    return any(glob_match(p, name) for p in patterns)
+    """True when ``name`` matches one of the globs (one regex per pattern list, and the
+    answer per name cached: the same callee names recur all over a pull request)."""
+    return _combined(patterns).match(name) is not None
 
 #: Constructors of configured objects (XML parsers) whose constant keyword arguments are
 #: remembered, so a sink condition can ask how the object passed to it was configured

@@ -60,15 +60,19 @@ class Project:
         self.modules = {path: _index(path, m) for path, m in modules.items()}
         self._by_name = {module_name(path): info for path, info in self.modules.items()}
         self._summaries: dict[int, Summary | None] = {}
+        self._lookups: dict[str, ModuleInfo | None] = {}
         self.hits: list[Hit] = []
 
     # -- resolution -----------------------------------------------------------------------
     def _module(self, dotted: str) -> ModuleInfo | None:
+        if dotted in self._lookups:
+            return self._lookups[dotted]
         found = self._by_name.get(dotted)
         if found is None:  # a package root below the repository root (src/, app/)
             suffix = "." + dotted
             matches = [m for name, m in self._by_name.items() if name.endswith(suffix)]
             found = matches[0] if len(matches) == 1 else None
+        self._lookups[dotted] = found
         return found
 
     def resolve(self, run: Evaluator, call: ir.Call) -> tuple[Summary, bool] | None:

@@ -15,7 +15,8 @@ from functools import lru_cache
 
 
 @lru_cache(maxsize=4096)
-def _compiled(pattern: str) -> re.Pattern[str]:
+def compiled(pattern: str) -> re.Pattern[str]:
+    """The regex of one glob (anchored at both ends)."""
     # Brackets are literal (``*.headers[Location]``), not glob character sets.
     escaped = pattern.replace("[", "\0").replace("]", "\1")
     escaped = escaped.replace("\0", "[[]").replace("\1", "[]]")
@@ -24,7 +25,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 def glob_match(pattern: str, name: str) -> bool:
     """True when the dotted ``name`` matches the glob ``pattern`` (case-sensitive)."""
-    return _compiled(pattern).match(name) is not None
+    return compiled(pattern).match(name) is not None
 
 
 @dataclass(frozen=True)
@@ -112,16 +113,24 @@ class Catalogue:
     sanitizers: tuple[str, ...] = ()
     propagators: tuple[PropagatorSpec, ...] = ()
     _cache: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+    _sources: dict[tuple[str, str, tuple[str, ...]], str | None] = field(
+        default_factory=dict, compare=False, repr=False)
 
     def sources_for(self, name: str, class_bases: tuple[str, ...]) -> str | None:
         """The kind of the first source matching ``name`` (None when it is not a source)."""
+        key = ("O:", name, class_bases)
+        if key in self._sources:
+            return self._sources[key]
+        found = None
         for source in self.sources:
             if glob_match(source.pattern, name) and (
                 source.inside is None
                 or any(glob_match(source.inside, base) for base in class_bases)
             ):
-                return source.kind
-        return None
+                found = source.kind
+                break
+        self._sources[key] = found
+        return found
 
     def sinks_for(self, name: str, store: bool) -> list[tuple[TaintSpec, SinkSpec]]:
         """Every (rule, sink) whose pattern matches the callee or store target ``name``."""
