@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..analysis.catalogue import PRESETS
 from ..analysis.spec import Condition, PropagatorSpec, SinkSpec, SourceSpec, TaintSpec
@@ -58,9 +58,12 @@ class TaintSink(_Strict):
                                          description="Any holding makes the call safe.")
     message: str = ""
 
-    def model_post_init(self, context: object) -> None:
+    @model_validator(mode="after")
+    def _one_target(self) -> TaintSink:
         if (self.call is None) == (self.store is None):
-            raise ValueError("a sink needs exactly one of 'call' or 'store'")
+            raise ValueError("a sink needs exactly one of 'call' (a callee glob) or 'store' "
+                             "(an assignment target glob)")
+        return self
 
 
 class TaintPropagator(_Strict):
