@@ -7,14 +7,11 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import ir
+from . import guards, ir
 from .catalogue import (
     CLEAN_CALLS,
     CONFIGURED_CALLS,
-    CONTAINMENT_METHODS,
     MUTATORS,
-    VALIDATOR_CALLS,
-    VALIDATOR_METHODS,
     any_match,
 )
 from .spec import Catalogue, Condition, SinkSpec, TaintSpec, glob_match
@@ -455,72 +452,15 @@ class Evaluator:
         return ",".join([*(show(a) for a in call.args),
                          *(f"{k}={show(v)}" for k, v in call.kwargs if k)])
 
+    def refine(self, test: ir.Expr, truth: bool) -> None:
+        """Narrow the state to the paths where ``test`` is ``truth`` (see :mod:`.guards`)."""
+        guards.refine(self, test, truth)
+
     def _index(self, value: ir.Expr | None, i: int, taint: Taint) -> Taint:
         where = access_path(value, self.state) if value is not None else None
         if where is not None and self.state.has(where[0]):
             return self.state.read(where[0], f"{where[1]}[{i!r}]")
         return taint
-
-    def refine(self, test: ir.Expr, truth: bool) -> None:
-        """Narrow the state to the paths where ``test`` is ``truth``: a value checked against
-        an allow-list or a validator is clean there; a path checked for containment is marked
-        with the ``containment`` sanitizer."""
-        if isinstance(test, ir.Not):
-            self.refine(test.operand, not truth)
-        elif isinstance(test, ir.BoolOp):
-            if (test.op == "and") == truth:
-                for value in test.values:
-                    self.refine(value, truth)
-        elif isinstance(test, ir.Compare) and len(test.ops) == 1:
-            op, right = test.ops[0], test.rights[0]
-            if (op == "in" and truth) or (op == "not in" and not truth):
-                if not self.eval(right):
-                    self._validate(test.left)
-            elif (op in ("==", "is") and truth) or (op in ("!=", "is not") and not truth):
-                if _is_commonpath(test.left, self):
-                    for arg in _commonpath_args(test.left):
-                        self._validate(arg, "containment")
-                elif self.const(right) is not UNKNOWN:
-                    self._validate(test.left)
-        elif isinstance(test, ir.Call) and truth:
-            name = self.dotted(test.func) or ""
-            method = test.func.name if isinstance(test.func, ir.Attr) else ""
-            if method in VALIDATOR_METHODS and isinstance(test.func, ir.Attr):
-                self._validate(test.func.obj)
-            elif method in CONTAINMENT_METHODS and isinstance(test.func, ir.Attr):
-                self._validate(test.func.obj, "containment")
-            elif any_match(VALIDATOR_CALLS, name):
-                for arg in test.args:
-                    self._validate(arg)
-
-    def _validate(self, node: ir.Expr, tag: str | None = None) -> None:
-        if isinstance(node, ir.Seq):
-            for elt in node.elts:
-                self._validate(elt, tag)
-            return
-        if isinstance(node, ir.Call):
-            # realpath(p).startswith(base), urlparse(u).hostname in ALLOWED, x.lower() in
-            # ALLOWED: the check is on a value derived from p, u, x.
-            for arg in node.args:
-                self._validate(arg, tag)
-            if not node.args and isinstance(node.func, ir.Attr):
-                self._validate(node.func.obj, tag)
-            return
-        where = access_path(node, self.state)
-        if where is None:
-            if isinstance(node, ir.Attr):
-                self._validate(node.obj, tag)
-            return
-        root, path = where
-        targets = [(root, path)]
-        if root in self.state.derived:
-            targets.append((self.state.derived[root], ""))
-        for r, p in targets:
-            if tag is None:
-                self.state.write(r, p, CLEAN)
-            else:
-                self.state.write(r, p, clear(self.state.read(r, p), tag))
-
 
 def _splice(prefix: Taint, step: Step, trace: Trace) -> Taint:
     return tuple(Trace(p.origin, (*p.steps, step, *trace.steps), p.cleared | trace.cleared)
@@ -542,13 +482,3 @@ def _single_root(node: ir.Expr) -> str | None:
                 walk(a)
     walk(node)
     return roots.pop() if len(roots) == 1 else None
-
-
-def _is_commonpath(node: ir.Expr, run: Evaluator) -> bool:
-    return isinstance(node, ir.Call) and glob_match("*commonpath", run.dotted(node.func) or "")
-
-
-def _commonpath_args(node: ir.Expr) -> list[ir.Expr]:
-    if isinstance(node, ir.Call) and node.args and isinstance(node.args[0], ir.Seq):
-        return list(node.args[0].elts)
-    return list(node.args) if isinstance(node, ir.Call) else []
