@@ -61,3 +61,10 @@ def test_non_python_files_are_not_covered() -> None:
     files = Files({"a.js": b"eval(x)"}, {})
     s = TaintSession(files, bundled_specs(), [ChangedFile("a.js", None, frozenset({1}))])
     assert not s.covers("a.js") and s.not_reviewed("a.js") is None
+
+
+def test_code_nested_too_deeply_is_not_reviewed_never_a_crash() -> None:
+    deep = b"import os\nx = " + b"[" * 5000 + b"1" + b"]" * 5000 + b"\nos.system(x)\n"
+    s = session(deep, None, {1, 2, 3})
+    assert s.flows("command-injection", "app.py") == []
+    assert "taint analysis" in (s.not_reviewed("app.py") or "")

@@ -22,6 +22,10 @@ from .values import CLEAN, Hit, Step, Taint, Trace, clear, extend, union
 #: ``hostname`` in an allow-list) validates the variable it came from.
 _DERIVING = ("*urlparse", "*urlsplit", "*.hostname", "*.netloc", "*.scheme")
 
+#: Literal containers up to this size are tracked per key; a bigger one (a data table) is
+#: one value, so analysis stays linear in the size of the file.
+MAX_KEYS = 64
+
 #: Marks the constant description of a configured object (see ``CONFIGURED_CALLS``).
 _CONFIGURED = "<configured> "
 
@@ -410,15 +414,21 @@ class Evaluator:
                 self.state.write(root, field, extend(field_taint, Step(self.path, line, "step")))
         if root == "self" and path:
             self.fields[path] = union(self.fields.get(path, CLEAN), taint)
-        if isinstance(value, ir.Dict | ir.Seq):
-            for i, item in enumerate(value.items if isinstance(value, ir.Dict) else value.elts):
+        items = (value.items if isinstance(value, ir.Dict) else
+                 value.elts if isinstance(value, ir.Seq) else None)
+        if items is not None and len(items) <= MAX_KEYS:
+            # A literal container: each constant key is tracked on its own (the write above
+            # cleared everything under the path, so plain stores are enough).
+            paths = self.state.vars[root]
+            step = Step(self.path, line, "step")
+            others: list[Taint] = []
+            for i, item in enumerate(items):
                 key, elt = item if isinstance(item, tuple) else (ir.Const(line, i), item)
                 if isinstance(key, ir.Const):
-                    self.state.write(root, f"{path}[{key.value!r}]",
-                                     extend(self.eval(elt), Step(self.path, line, "step")))
-            keyed = [self.eval(v) for k, v in (value.items if isinstance(value, ir.Dict) else [])
-                     if not isinstance(k, ir.Const)]
-            self.state.vars[root][path] = union(*keyed)
+                    paths[f"{path}[{key.value!r}]"] = extend(self.eval(elt), step)
+                else:
+                    others.append(self.eval(elt))
+            paths[path] = union(*others)
         elif isinstance(value, ir.Name) and value.id in self.state.vars and not path:
             for key, sub in self.state.vars[value.id].items():
                 self.state.vars[root][key] = extend(sub, Step(self.path, line, "step"))

@@ -12,6 +12,7 @@ import fnmatch
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 
 @lru_cache(maxsize=4096)
@@ -122,7 +123,7 @@ class Catalogue:
         if key in self._sources:
             return self._sources[key]
         found = None
-        for source in self.sources:
+        for source in _candidates(self._index("sources", self.sources), name):
             if glob_match(source.pattern, name) and (
                 source.inside is None
                 or any(glob_match(source.inside, base) for base in class_bases)
@@ -137,7 +138,9 @@ class Catalogue:
         key = ("S:" if store else "C:") + name
         found = self._cache.get(key)
         if found is None:
-            found = [(spec, sink) for spec in self.specs for sink in spec.sinks
+            pairs = self._index("sinks", [(spec, sink) for spec in self.specs
+                                          for sink in spec.sinks])
+            found = [(spec, sink) for spec, sink in _candidates(pairs, name)
                      if sink.store == store and glob_match(sink.pattern, name)]
             self._cache[key] = found
         return found  # type: ignore[return-value]
@@ -156,6 +159,34 @@ class Catalogue:
             self._cache[key] = next(
                 (p for p in self.propagators if glob_match(p.pattern, name)), None)
         return self._cache[key]  # type: ignore[return-value]
+
+
+    def _index(self, kind: str, entries: list[Any] | tuple[Any, ...]) -> _Index:
+        """Entries by the last dotted segment of their pattern (a literal one), so a name is
+        globbed only against the few patterns that can match it, plus the wildcard ones."""
+        index = self._cache.get("I:" + kind)
+        if index is None:
+            literal: dict[str, list[Any]] = {}
+            wild: list[Any] = []
+            for entry in entries:
+                pattern = entry[1].pattern if isinstance(entry, tuple) else entry.pattern
+                last = pattern.rsplit(".", 1)[-1]
+                if "*" in last or "?" in last:  # brackets are literal in our globs
+                    wild.append(entry)
+                else:
+                    literal.setdefault(last, []).append(entry)
+            index = (literal, wild)
+            self._cache["I:" + kind] = index
+        return index  # type: ignore[return-value]
+
+
+_Index = tuple[dict[str, list[Any]], list[Any]]
+
+
+def _candidates(index: _Index, name: str) -> list[Any]:
+    literal, wild = index
+    found = literal.get(name.rsplit(".", 1)[-1])
+    return [*found, *wild] if found else wild
 
 
 def merge(specs: tuple[TaintSpec, ...], presets: tuple[SourceSpec, ...]) -> Catalogue:
