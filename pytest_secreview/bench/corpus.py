@@ -158,8 +158,9 @@ def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
     loc = tuple(str(part) for part in error.get("loc", ()))
     key = ".".join(loc) or "(top level)"
     if error.get("type") == "extra_forbidden":
-        return key, ("is not a case.yaml key; remove it (allowed: id, description, category, "
-                     "vulnerable, twin, tags, expect; in expect: rule, path, lines, cwe)")
+        return key, (f"(value {error.get('input')!r}) is not a case.yaml key; remove it "
+                     "(allowed: id, description, category, vulnerable, twin, tags, expect; in "
+                     "expect: rule, path, lines, cwe)")
     if error.get("type") == "missing":
         return key, "is required; add it"
     leaf = next((part for part in reversed(loc) if part in _FIX), "")
@@ -195,6 +196,12 @@ def load_case(directory: Path) -> Case:
         raise CorpusError(f"{file}: the case has no head/ directory; create {head} with the "
                           "files at the pull request's head revision")
     base = directory / "base"
+    for tree in (head, base):
+        # A case is data: a link could make a benchmark read (and a report quote) any file.
+        link = next((p for p in tree.rglob("*") if p.is_symlink()), None) if tree.is_dir() else None
+        if link is not None:
+            raise CorpusError(f"{file}: {link} is a symbolic link; a case holds regular files "
+                              "only, so copy the file's content instead")
     if model.vulnerable and not model.expect:
         raise CorpusError(f"{file}: key 'expect' is empty but 'vulnerable' is true; list the "
                           "expected findings (rule, path, lines, cwe) or set vulnerable: false")

@@ -53,7 +53,7 @@ pair("code-fastapi-compile-rule", "code",
         def match(rule: str, amount: int = 0, country: str = "", retries: int = 0):
             record = {"amount": amount, "country": country, "retries": retries}
             code = compile(rule, "<rule>", "eval")  #@sink
-            return {"match": bool(eval(code, {"__builtins__": {}}, record))}
+            return {"match": bool(eval(code, {"__builtins__": {}}, record))}  #@sink
      '''},
      [('''            record = {"amount"''', '''            if rule not in PREDEFINED:
                 raise HTTPException(status_code=400, detail="unknown rule")

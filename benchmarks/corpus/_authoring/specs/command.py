@@ -131,7 +131,7 @@ pair("command-aiohttp-matchinfo-popen", "command",
 
         async def show_branch(request: web.Request) -> web.Response:
             branch = request.match_info["branch"]
-            cmd = "git -C /srv/repo log --oneline -n 20 {}".format(branch)
+            cmd = "git -C /srv/repo log --oneline -n 20 --end-of-options {}".format(branch)
             proc = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE)  #@sink
             out, _ = proc.communicate()
             return web.Response(text=out.decode())
@@ -256,7 +256,7 @@ pair("command-py312-typeparams", "command",
 
         @app.get("/grep")
         def grep():
-            args: Args = ["grep", "-rn", request.args["pattern"], "/srv/logs"]
+            args: Args = ["grep", "-rn", "-e", request.args["pattern"], "/srv/logs"]
             line = join_args(args)
             result = subprocess.run(line, shell=True, capture_output=True)  #@sink
             return result.stdout.decode()

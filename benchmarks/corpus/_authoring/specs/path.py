@@ -27,7 +27,7 @@ pair("path-django-open-realpath", "path",
      "A Django URL kwarg is joined to a report directory and opened",
      "The resolved path must stay inside the report directory (realpath + commonpath)",
      ["django", "url-kwarg", "os.path.join", "open"], ["containment-check"],
-     {"views.py": r'''
+     {"__init__.py": "", "views.py": r'''
         import os
 
         from django.http import Http404, HttpResponse
@@ -39,6 +39,12 @@ pair("path-django-open-realpath", "path",
             full = os.path.realpath(os.path.join(REPORTS, name))
             with open(full, encoding="utf-8") as fh:  #@sink
                 return HttpResponse(fh.read(), content_type="text/plain")
+     ''', "urls.py": r'''
+        from django.urls import path
+
+        from . import views
+
+        urlpatterns = [path("reports/<path:name>", views.report)]
      '''},
      [('''            full = os.path.realpath(os.path.join(REPORTS, name))
 ''', '''            full = os.path.realpath(os.path.join(REPORTS, name))
@@ -60,7 +66,7 @@ pair("path-fastapi-pathlib", "path",
         STORE = Path("/srv/invoices")
 
 
-        @app.get("/invoices/{invoice}", response_class=PlainTextResponse)
+        @app.get("/invoices/{invoice:path}", response_class=PlainTextResponse)
         def read_invoice(invoice: str):
             target = STORE / f"{invoice}.txt"
             return target.read_text()  #@sink
@@ -152,6 +158,10 @@ pair("path-aiohttp-fileresponse", "path",
             name = request.match_info["name"]
             path = os.path.realpath(os.path.join(STATIC, name))
             return web.FileResponse(path)  #@sink
+
+
+        app = web.Application()
+        app.router.add_get("/assets/{name:.+}", asset)
      """},
      [("""            return web.FileResponse(path)""", """            if os.path.commonpath([STATIC, path]) != STATIC:
                 raise web.HTTPNotFound()
@@ -200,7 +210,7 @@ pair("path-removed-secure-filename", "path",
         ATTACHMENTS = "/srv/attachments"
 
 
-        @app.get("/attachments/<name>")
+        @app.get("/attachments/<path:name>")
         def attachment(name):
             clean = name
             return send_file(os.path.join(ATTACHMENTS, clean), mimetype="application/pdf")  #@sink
@@ -228,7 +238,7 @@ pair("path-py312-pathlib-read-bytes", "path",
             return (EXPORTS / name).read_bytes()  #@sink
 
 
-        @app.get("/exports/<name>")
+        @app.get("/exports/<path:name>")
         def export(name):
             return load_export(name)
      """},
@@ -262,8 +272,10 @@ pair("path-starlette-dead-branch", "path",
      "Per-user logs are disabled by a constant, so the tainted name never reaches open",
      ["starlette", "path_params", "constant-folding", "open"], ["dead-branch"],
      {"logs.py": r"""
+        from starlette.applications import Starlette
         from starlette.requests import Request
         from starlette.responses import PlainTextResponse
+        from starlette.routing import Route
 
         PER_USER_LOGS = "yes"
 
@@ -274,6 +286,9 @@ pair("path-starlette-dead-branch", "path",
                 name = request.path_params["user"] + ".log"
             with open("/var/log/app/" + name) as fh:  #@sink
                 return PlainTextResponse(fh.read())
+
+
+        app = Starlette(routes=[Route("/logs/{user:path}", show_log)])
      """},
      [('PER_USER_LOGS = "yes"', 'PER_USER_LOGS = "no"')]),
 ]

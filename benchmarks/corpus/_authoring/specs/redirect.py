@@ -41,9 +41,9 @@ pair("redirect-django-httpresponseredirect", "redirect",
             return HttpResponseRedirect(return_to)''')]),
 
 pair("redirect-location-header", "redirect",
-     "A Flask view sets the Location header from a cookie on a 302 response",
-     "The cookie value must be one of the known regional sites",
-     ["flask", "request.cookies", "location-header", "make_response"], ["allowlist"],
+     "A Flask view sets the Location header of a 302 response from a query parameter",
+     "The value must be one of the known regional sites",
+     ["flask", "request.args", "location-header", "make_response"], ["allowlist"],
      {"region.py": r'''
         from flask import Flask, make_response, request
 
@@ -53,7 +53,7 @@ pair("redirect-location-header", "redirect",
 
         @app.get("/")
         def home():
-            site = request.cookies.get("region_site", "https://eu.example.com/")
+            site = request.args.get("region_site", "https://eu.example.com/")
             resp = make_response("", 302)
             resp.headers["Location"] = site  #@sink
             return resp

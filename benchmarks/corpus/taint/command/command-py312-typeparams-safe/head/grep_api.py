@@ -14,7 +14,7 @@ def join_args[T](parts: list[T]) -> str:
 
 @app.get("/grep")
 def grep():
-    args: Args = ["grep", "-rn", request.args["pattern"], "/srv/logs"]
+    args: Args = ["grep", "-rn", "-e", request.args["pattern"], "/srv/logs"]
     line = join_args(args)
     result = subprocess.run(line, shell=True, capture_output=True)
     return result.stdout.decode()

@@ -11,3 +11,7 @@ async def asset(request: web.Request) -> web.StreamResponse:
     if os.path.commonpath([STATIC, path]) != STATIC:
         raise web.HTTPNotFound()
     return web.FileResponse(path)
+
+
+app = web.Application()
+app.router.add_get("/assets/{name:.+}", asset)

@@ -9,3 +9,7 @@ async def asset(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
     path = os.path.realpath(os.path.join(STATIC, name))
     return web.FileResponse(path)
+
+
+app = web.Application()
+app.router.add_get("/assets/{name:.+}", asset)

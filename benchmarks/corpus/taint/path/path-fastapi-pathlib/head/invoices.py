@@ -7,7 +7,7 @@ app = FastAPI()
 STORE = Path("/srv/invoices")
 
 
-@app.get("/invoices/{invoice}", response_class=PlainTextResponse)
+@app.get("/invoices/{invoice:path}", response_class=PlainTextResponse)
 def read_invoice(invoice: str):
     target = STORE / f"{invoice}.txt"
     return target.read_text()

@@ -13,6 +13,6 @@ def load_export(name: str) -> Blob:
     return (EXPORTS / name).read_bytes()
 
 
-@app.get("/exports/<name>")
+@app.get("/exports/<path:name>")
 def export(name):
     return load_export(name)

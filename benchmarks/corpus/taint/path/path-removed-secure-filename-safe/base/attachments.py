@@ -7,7 +7,7 @@ app = Flask(__name__)
 ATTACHMENTS = "/srv/attachments"
 
 
-@app.get("/attachments/<name>")
+@app.get("/attachments/<path:name>")
 def attachment(name):
     clean = secure_filename(name)
     return send_file(os.path.join(ATTACHMENTS, clean), mimetype="application/octet-stream")

@@ -1,5 +1,7 @@
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 PER_USER_LOGS = "no"
 
@@ -10,3 +12,6 @@ async def show_log(request: Request) -> PlainTextResponse:
         name = request.path_params["user"] + ".log"
     with open("/var/log/app/" + name) as fh:
         return PlainTextResponse(fh.read())
+
+
+app = Starlette(routes=[Route("/logs/{user:path}", show_log)])

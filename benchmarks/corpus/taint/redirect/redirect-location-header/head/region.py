@@ -6,7 +6,7 @@ REGIONS = {"https://eu.example.com/", "https://us.example.com/"}
 
 @app.get("/")
 def home():
-    site = request.cookies.get("region_site", "https://eu.example.com/")
+    site = request.args.get("region_site", "https://eu.example.com/")
     resp = make_response("", 302)
     resp.headers["Location"] = site
     return resp

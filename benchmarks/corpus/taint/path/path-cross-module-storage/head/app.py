@@ -1,0 +1,16 @@
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from storage import read_document
+
+PUBLISHED = ("terms.txt", "privacy.txt", "changelog.txt")
+
+
+async def document(request: Request) -> PlainTextResponse:
+    doc = request.path_params["doc"]
+    return PlainTextResponse(read_document(doc))
+
+
+app = Starlette(routes=[Route("/docs/{doc:path}", document)])

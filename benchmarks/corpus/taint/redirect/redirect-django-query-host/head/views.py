@@ -1,0 +1,8 @@
+from django.http import HttpResponseBadRequest, HttpResponseRedirect
+
+PUBLIC_HOSTS = ("www.example.com", "shop.example.com")
+
+
+def to_login(request):
+    host = request.GET.get("site_host", "www.example.com")
+    return HttpResponseRedirect("https://" + host + "/login")

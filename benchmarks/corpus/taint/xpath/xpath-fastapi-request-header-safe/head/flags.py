@@ -1,0 +1,12 @@
+from fastapi import FastAPI, Request
+from lxml import etree
+
+app = FastAPI()
+FLAGS = etree.parse("flags.xml")
+
+
+@app.get("/flags")
+def flags(request: Request):
+    client = request.headers.get("x-client", "web")
+    enabled = FLAGS.xpath("//flag[client=$client]/@name", client=client)
+    return {"enabled": [str(n) for n in enabled]}
