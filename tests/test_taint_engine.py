@@ -338,3 +338,14 @@ def test_summary_across_changed_modules() -> None:
     assert ("command-injection", "tools/shell.py", 4) in found
     flow = next(h for h in hits if h.sink_path == "tools/shell.py").trace
     assert flow.steps[0].path == "app.py" and flow.steps[-1].kind == "sink"
+
+
+def test_django_class_based_view_url_kwargs() -> None:
+    code = """
+from django.views import View
+class Stats(View):
+    def get(self, request, *args, **kwargs):
+        slug = self.kwargs["slug"]
+        cursor.execute(f"SELECT * FROM s WHERE slug = '{slug}'")  # VULN
+"""
+    assert sinks(code, "sql-injection") == marked(code)

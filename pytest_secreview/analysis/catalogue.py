@@ -30,6 +30,9 @@ WEB: tuple[SourceSpec, ...] = (
     SourceSpec("self.headers", "web", inside="*RequestHandler"),
     SourceSpec("self.rfile", "web", inside="*RequestHandler"),
     SourceSpec("self.requestline", "web", inside="*RequestHandler"),
+    # Django class-based views: the URL's captured arguments.
+    SourceSpec("self.kwargs", "web", inside="*View"),
+    SourceSpec("self.args", "web", inside="*View"),
 )
 
 #: Lower-severity inputs (``sources: [local]``): command line, stdin, environment.

@@ -96,10 +96,13 @@ class TaintSession:
             self._flows = self._analyse()
         return self.failed.get(path)
 
-    def _load(self, head: bool) -> tuple[dict[str, ir.Module], dict[str, list[str]]]:
+    def _load(self, head: bool, only: set[str] | None = None
+              ) -> tuple[dict[str, ir.Module], dict[str, list[str]]]:
         modules: dict[str, ir.Module] = {}
         lines: dict[str, list[str]] = {}
         for path, change in self.changed.items():
+            if only is not None and path not in only:
+                continue
             raw = self.files.head(path) if head else self.files.base(change.old_path or path)
             if raw is None:
                 continue
@@ -134,16 +137,19 @@ class TaintSession:
             for path in head_modules:
                 self.failed.setdefault(path, error)
             return {}
+        touched = [any(s.line in self.changed[s.path].added for s in hit.trace.steps
+                       if s.path in self.changed) for hit in hits]
+        # The base revision matters only for flows the change did not touch directly, and
+        # only in the modules those flows go through (each step names its module).
+        untouched = {s.path for hit, t in zip(hits, touched, strict=True) if not t
+                     for s in hit.trace.steps}
         base_keys: set[tuple[str, str, str, str]] = set()
-        if any(c.old_path is not None or self.files.base(c.path) is not None
-               for c in self.changed.values()):
-            base_modules, base_lines = self._load(False)
+        if untouched:
+            base_modules, base_lines = self._load(False, untouched)
             base_hits, _ = self._run(base_modules)
             base_keys = {_key(h, base_lines) for h in base_hits}
         out: dict[str, list[Flow]] = {}
-        for hit in hits:
-            added = any(s.line in self.changed[s.path].added for s in hit.trace.steps
-                        if s.path in self.changed)
+        for hit, added in zip(hits, touched, strict=True):
             if not added and _key(hit, head_lines) in base_keys:
                 continue  # the same flow exists before the change: not this PR's doing
             spec = self.specs[hit.rule]

@@ -79,7 +79,7 @@ def with_flow_targets(rule: Rule, targets: list[Target], session: TaintSession |
     paths = PathFilter(rule)
     extra = [
         Target(rule, f, f.hunks) for f in diff.files
-        if f.path not in covered and f.reviewable and session.covers(f.path)
-        and paths.selects(f.path) and session.flows(rule.id, f.path)
+        if f.path not in covered and session.covers(f.path) and session.flows(rule.id, f.path)
+        and f.reviewable and paths.selects(f.path)
     ]
     return sorted([*targets, *extra], key=lambda t: t.file.path) if extra else targets
