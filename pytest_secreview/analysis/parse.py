@@ -350,10 +350,7 @@ def expr(node: Node | None) -> ir.Expr:
     if kind in ("string", "concatenated_string"):
         return _string(node, line)
     if kind == "integer" or kind == "float":
-        try:
-            return ir.Const(line, ast.literal_eval(_text(node)))
-        except (ValueError, SyntaxError):
-            return ir.Const(line, 0)
+        return ir.Const(line, _number(_text(node)))
     if kind in ("true", "false", "none"):
         return ir.Const(line, {"true": True, "false": False, "none": None}[kind])
     if kind == "binary_operator":
@@ -393,6 +390,16 @@ def expr(node: Node | None) -> ir.Expr:
     if kind == "lambda":
         return ir.Opaque(line, ())
     return ir.Opaque(line, tuple(expr(c) for c in node.named_children))
+
+
+def _number(text: str) -> object:
+    # Plain decimals first (most literals); 0x1F, 1_000, 1e3j through the full grammar.
+    if text.isdigit():
+        return int(text)
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return 0
 
 
 def _call(node: Node, line: int) -> ir.Expr:
