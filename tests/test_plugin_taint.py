@@ -181,3 +181,12 @@ def test_flows_are_the_models_starting_evidence_and_its_verdict_is_recorded(
         "findings"]
     (taint,) = [f for f in findings if f["source"] == "taint"]
     assert verdict in taint["explanation"]
+
+
+def test_a_file_the_engine_cannot_analyse_is_not_reviewed_never_a_crash(
+        pytester: pytest.Pytester, review_repo: Build) -> None:
+    big = "import subprocess\nsubprocess.run(CMD, shell=True)\n" + "# padding\n" * 230_000
+    review_repo(pr={"big.py": big})
+    result = review(pytester, "-k", "command-injection", "-rs")
+    result.assert_outcomes(skipped=1)
+    assert "taint analysis skipped: the file is larger than 2 MiB" in result.stdout.str()

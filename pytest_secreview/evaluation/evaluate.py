@@ -73,7 +73,7 @@ def evaluate(
     not_reviewed = taint_not_reviewed
     if target.rule.needs_model:
         if agent is None:
-            not_reviewed = NO_MODEL_REASON
+            not_reviewed = "; ".join(r for r in (taint_not_reviewed, NO_MODEL_REASON) if r)
         else:
             try:
                 output = agent(target, tuple(deterministic))
