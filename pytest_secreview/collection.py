@@ -1,5 +1,6 @@
 """pytest nodes: one ``RuleFile`` per rule file, one ``RuleItem`` per (rule, changed file),
-and ``UnreviewedItem`` for a changed file that could not be reviewed at all.
+``BrokenRuleItem`` for a rule file that is not a valid rule, and ``UnreviewedItem`` for a
+changed file that could not be reviewed at all.
 
 Node ids depend only on pinned inputs (rule paths and ids, sorted changed paths), so every
 pytest-xdist worker collects the same items. The item evaluates in ``setup`` and judges in
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
@@ -24,18 +26,20 @@ from .rules.matcher import Target
 from .rules.model import Rule
 from .severity import one_line
 from .state import ARTIFACT_KEY, EVALUATION_KEY, REVIEW_KEY, ReviewState
+from .unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
 
 #: Built once: looking the marker up per item is measurable with thousands of items.
 _MARK = pytest.mark.secreview
 
 
-def _skip(reason: str) -> NoReturn:
-    # Reported at the item's location (the reviewed file), not at this line of the plugin.
-    raise pytest.skip.Exception(reason, _use_item_location=True)
+class RuleFile(pytest.Collector):
+    """A rule file: its items, or one error item when the file is not a valid rule.
 
-
-class RuleFile(pytest.File):
-    """A rule file: parsing it is collection, so a broken rule is a collection error."""
+    A plain collector, not a ``pytest.File``: its path (the bundled pack's, or a rule read
+    from the base revision) is not a file of the working tree, and pytest's ``--lf`` skips
+    ``File`` nodes whose path it cannot match to a previous failure. Items are selected by
+    node id instead, which ``--lf`` and ``--ff`` match exactly.
+    """
 
     parsed: Rule | RuleError
 
@@ -43,24 +47,62 @@ class RuleFile(pytest.File):
     def for_rule(cls, parent: pytest.Session, source: RuleSource,
                  parsed: Rule | RuleError) -> RuleFile:
         """A node whose id is the rule's display path, e.g. ``rules/sql-injection.md``."""
-        node: RuleFile = cls.from_parent(parent, path=source.path, nodeid=source.display)
+        node: RuleFile = cls.from_parent(parent, name=Path(source.display).name,
+                                         path=source.path, nodeid=source.display)
         node.parsed = parsed
         return node
 
-    def collect(self) -> Iterator[RuleItem]:
+    def collect(self) -> Iterator[pytest.Item]:
         if isinstance(self.parsed, RuleError):
-            raise self.parsed  # a broken rule is a collection error of its own file
+            # One broken rule is an error of its own item; the other rules still run.
+            yield BrokenRuleItem.from_parent(self, name=BROKEN_RULE_NAME,
+                                             nodeid=child_id(self, BROKEN_RULE_NAME),
+                                             error=self.parsed)
+            return
         rule = self.parsed
         for target in self.config.stash[REVIEW_KEY].targets(rule):
             name = f"{rule.id}[{one_line(target.file.path)}]"
-            yield RuleItem.from_parent(self, name=name, target=target)
+            yield RuleItem.from_parent(self, name=name, nodeid=child_id(self, name),
+                                       target=target)
 
-    def repr_failure(  # type: ignore[override]
-        self, excinfo: ExceptionInfo[BaseException]
+
+def child_id(parent: pytest.Collector, name: str) -> str:
+    """``<parent id>::<name>``, given to pytest as a string so that it parses the id the way
+    it parses the ids in its ``--lf`` cache (pytest 9 splits ``name[param]`` into a name and
+    params; an id built with ``parent.id.child(name)`` would never equal the cached one)."""
+    return f"{parent.nodeid}::{name}"
+
+
+#: The name of the error item of a rule file that is not a valid rule.
+BROKEN_RULE_NAME = "invalid-rule"
+
+
+class BrokenRuleItem(pytest.Item):
+    """A rule file that is not a valid rule: an error item listing every problem, so one
+    broken rule neither stops the session nor passes quietly."""
+
+    def __init__(self, *, error: RuleError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+        self.add_marker(_MARK)
+        self.user_properties.append(("secreview_path", error.path))
+
+    def setup(self) -> None:
+        raise self.error
+
+    def runtest(self) -> None:  # pragma: no cover - setup always raises
+        raise AssertionError("unreachable: a broken rule is never evaluated")
+
+    def _repr_failure_py(  # type: ignore[override]
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, RuleError):
-            return f"invalid rule: {excinfo.value}"
-        return super().repr_failure(excinfo)
+            return (f"invalid rule, its checks did not run: {excinfo.value}\n"
+                    "Fix the rule file; the other rules ran")
+        return super()._repr_failure_py(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path(one_line(self.error.path)), 0, f"invalid rule: {one_line(self.error.path)}"
 
 
 class FindingsFailure(Exception):
@@ -109,7 +151,7 @@ class RuleItem(pytest.Item):
     def setup(self) -> None:
         review = self.review
         try:
-            evaluation = review.evaluate(self)
+            evaluation = review.evaluate(self, self.target)
         except EvaluationError as exc:
             evaluation = Evaluation(
                 findings=tuple(exc.findings), mode=(exc.usage_record or {}).get("mode", "error"),
@@ -117,16 +159,18 @@ class RuleItem(pytest.Item):
             )
             if not self._failing(evaluation):
                 # Nothing at the threshold from the patterns: an infrastructure error (or,
-                # when the team asked for it, a skip), never a pass.
+                # when the team asked for it, an unreviewed item), never a pass.
+                if review.settings.on_error != "skip":
+                    self._record(evaluation, str(exc))
+                    raise
+                evaluation = replace(evaluation, not_reviewed=(
+                    f"not reviewed (--secreview-on-error=skip): {exc}"))
+                self.stash[EVALUATION_KEY] = evaluation
                 self._record(evaluation, str(exc))
-                if review.settings.on_error == "skip":
-                    _skip(f"not reviewed (--secreview-on-error=skip): {exc}")
-                raise
+                return
             # A deterministic finding at the threshold fails the item whatever the model did.
         self.stash[EVALUATION_KEY] = evaluation
         self._record(evaluation)
-        if evaluation.not_reviewed and not self._failing(evaluation):
-            _skip(evaluation.not_reviewed)
 
     def _failing(self, evaluation: Evaluation) -> list[Finding]:
         threshold = self.review.settings.fail_on
@@ -168,6 +212,8 @@ class RuleItem(pytest.Item):
         self.user_properties.append(("secreview_usage", json.dumps(data["usage"], sort_keys=True)))
         self.user_properties.append(("secreview_mode", evaluation.mode))
         self.user_properties.append(("secreview_cached", str(evaluation.cached).lower()))
+        if evaluation.not_reviewed:
+            self.user_properties.append((NOT_REVIEWED_PROPERTY, evaluation.not_reviewed))
 
     def runtest(self) -> None:
         evaluation = self.stash[EVALUATION_KEY]
@@ -175,6 +221,13 @@ class RuleItem(pytest.Item):
         if failing:
             others = [f for f in evaluation.findings if f not in failing]
             raise FindingsFailure(failing, others, evaluation.not_reviewed)
+        if evaluation.not_reviewed:
+            # Part of the review could not run and nothing reached the threshold: the
+            # --secreview-unreviewed policy decides, never a pass.
+            judge_unreviewed(
+                self.review.settings.unreviewed, why=evaluation.not_reviewed,
+                what=f"rule {self.target.rule.id} on {one_line(self.target.file.path)}",
+            )
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
@@ -193,6 +246,8 @@ class RuleItem(pytest.Item):
             if exc.note:
                 parts += ["", f"note: {exc.note}"]
             return "\n".join(parts)
+        if isinstance(exc, UnreviewedFailure):
+            return exc.message
         return super().repr_failure(excinfo)
 
     def _repr_failure_py(  # type: ignore[override]
@@ -212,8 +267,10 @@ class RuleItem(pytest.Item):
 
 
 class UnreviewedItem(pytest.Item):
-    """A changed text file that could not be parsed or reviewed (e.g. too large). It is
-    skipped with the reason, never passed: nothing is green that was not checked."""
+    """A changed text file that could not be parsed or reviewed (e.g. too large). Never a
+    pass: ``runtest`` applies the ``--secreview-unreviewed`` policy (fail, or skip with the
+    reason). Checks that can still run on such a file belong in ``setup``; findings they
+    raise to the threshold should fail the item before the policy applies."""
 
     def __init__(self, *, path: str, reason: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -221,12 +278,19 @@ class UnreviewedItem(pytest.Item):
         self.reason = reason
         self.add_marker(_MARK)
         self.user_properties.append(("secreview_path", path))
+        self.user_properties.append((NOT_REVIEWED_PROPERTY, reason))
 
-    def setup(self) -> None:
-        _skip(f"{one_line(self.reviewed_path)} not reviewed: {self.reason}")
+    def runtest(self) -> None:
+        path = one_line(self.reviewed_path)
+        judge_unreviewed(self.config.stash[REVIEW_KEY].settings.unreviewed, what=path,
+                         why=self.reason, skip_message=f"{path} not reviewed: {self.reason}")
 
-    def runtest(self) -> None:  # pragma: no cover - setup always skips
-        raise AssertionError("unreachable: an unreviewed file is never evaluated")
+    def repr_failure(
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, UnreviewedFailure):
+            return excinfo.value.message
+        return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         path = one_line(self.reviewed_path)

@@ -2,8 +2,9 @@
 
 Creates a throw-away git repository holding a small payments service on ``main`` and a pull
 request branch that introduces realistic vulnerabilities, then runs exactly what a CI job
-runs, ``pytest --secreview --base main``, with JUnit and JSON results, and says where they
-are. Exits with pytest's status: 1 (red), because the pull request has critical findings.
+runs, the hardened ``secreview --base main`` (``pytest --secreview`` with nothing from the
+pull request in pytest), with JUnit and JSON results, and says where they are. Exits with
+pytest's status: 1 (red), because the pull request has critical findings.
 """
 
 from __future__ import annotations
@@ -188,13 +189,15 @@ def main(argv: list[str] | None = None) -> int:
     build_demo_repo(repo)
     results = repo / "secreview-results"
     results.mkdir(exist_ok=True)
+    # -P: the repository under review is the working directory and never on sys.path.
     command = [
-        sys.executable, "-m", "pytest", "--secreview", "--base", "main", "-rfEs",
+        sys.executable, "-P", "-c", "import sys; from pytest_secreview.cli import main; "
+        "sys.exit(main())", "--base", "main", "-rfEs",
         f"--junitxml={results / 'junit.xml'}", "--json-report",
         f"--json-report-file={results / 'report.json'}", *args.pytest_args,
     ]
     print(f"demo pull request: {repo} (branch pr against main)")
-    print("running: " + " ".join(["pytest", *command[3:]]), flush=True)
+    print("running: " + " ".join(["secreview", *command[4:]]), flush=True)
     status = subprocess.run(command, cwd=repo, check=False).returncode
     print()
     print(f"JUnit results:  {results / 'junit.xml'}")

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .invocation import CommandLine, parse_command_line, trusted_args
 from .severity import Severity
 
 if TYPE_CHECKING:
@@ -76,6 +77,16 @@ def _severity(value: str) -> Severity:
     return Severity.parse(value)
 
 
+def _semgrep_config(value: str) -> Path:
+    from .scanners.semgrep import refuse_remote
+
+    path = Path(refuse_remote(value)).expanduser()
+    if not path.exists():
+        raise ValueError("no such file or directory; name a local semgrep rule file (.yml) or "
+                         "a directory of them")
+    return path.resolve()
+
+
 def _flag(value: str) -> bool:
     lowered = value.strip().lower()
     if lowered in {"1", "true", "yes", "on"}:
@@ -101,6 +112,12 @@ class OptionSpec:
     #: False for the range under review: the checkout's ini file belongs to the pull request,
     #: which must not choose what it is compared against (base = HEAD reviews nothing).
     from_ini: bool = True
+    #: True for what decides where a credential goes or what the verdict is (the range, the
+    #: rules, the model and its endpoint, the thresholds, the pull request to post on). Such a
+    #: setting is taken only from the trusted command line (the arguments pytest was started
+    #: with, ``PYTEST_ADDOPTS``, the base revision's ``addopts``), the environment or the base
+    #: revision's ini file: never from the ``addopts`` of the checkout's ini file.
+    gate: bool = False
 
     @property
     def dest(self) -> str:
@@ -118,47 +135,70 @@ class OptionSpec:
 SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("base", "base revision of the pull request (default: origin/$GITHUB_BASE_REF "
                "in GitHub Actions, else origin/HEAD); command line or SECREVIEW_BASE only",
-               metavar="REF", aliases=("--base",), from_ini=False),
+               metavar="REF", aliases=("--base",), from_ini=False, gate=True),
     OptionSpec("head", "head revision of the pull request; command line or SECREVIEW_HEAD "
-               "only", default="HEAD", metavar="REF", from_ini=False),
+               "only", default="HEAD", metavar="REF", from_ini=False, gate=True),
     OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack plus "
                "the repository's secreview/rules/ if it exists; ':bundled' names the bundled "
-               "pack", metavar="PATH", multiple=True),
+               "pack", metavar="PATH", multiple=True, gate=True),
     OptionSpec("rules-from", "read rule files that live in the repository from the base "
                "revision (default, a pull request cannot weaken them) or from head",
-               parse=_choice("base", "head"), default="base", metavar="{base,head}"),
+               parse=_choice("base", "head"), default="base", metavar="{base,head}",
+               gate=True),
+    OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
+               "scanner-semgrep rule; repeatable. Registry configs (auto, p/...) are refused: "
+               "semgrep runs offline", parse=_semgrep_config, multiple=True, metavar="PATH",
+               gate=True),
     OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,
-               default=Severity.CRITICAL, metavar="{critical,high,medium,low,info}"),
+               default=Severity.CRITICAL, metavar="{critical,high,medium,low,info}",
+               gate=True),
     OptionSpec("on-error", "what an infrastructure failure (provider outage, budget spent, "
                "no verdict) becomes: error (default) or skip",
-               parse=_choice("error", "skip"), default="error", metavar="{error,skip}"),
+               parse=_choice("error", "skip"), default="error", metavar="{error,skip}",
+               gate=True),
+    OptionSpec("unreviewed", "what an item that could not be evaluated (no model for a rule "
+               "that needs one, budget spent, file too large, provider down under "
+               "--secreview-on-error=skip) becomes: fail (recommended for CI), warn (default: "
+               "skipped, with a warning in the summary) or skip (skipped quietly)",
+               parse=_choice("fail", "warn", "skip"), default="warn",
+               metavar="{fail,warn,skip}", gate=True),
+    OptionSpec("intent-gate", "which intent-audit verdicts fail the item: suspicious "
+               "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
+               parse=_choice("suspicious", "lie"), default="suspicious",
+               metavar="{suspicious,lie}", gate=True),
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only",
-               metavar="MODEL"),
+               metavar="MODEL", gate=True),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
-               metavar="MODEL"),
+               metavar="MODEL", gate=True),
     OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
                default=10, metavar="N"),
     OptionSpec("max-output-tokens", "output token cap per model call", parse=_positive_int,
                default=4096, metavar="N"),
+    OptionSpec("max-tool-calls", "repository tool calls allowed per item; past it the model "
+               "is told to report, and an item that keeps calling tools is an error",
+               parse=_positive_int, default=40, metavar="N"),
+    OptionSpec("max-tokens", "input plus output tokens allowed per item over all its model "
+               "calls; reaching it without a verdict is an error (default: no cap)",
+               parse=_positive_int, metavar="N"),
     OptionSpec("temperature", "sampling temperature (provider default when unset)",
                parse=_non_negative_float, metavar="T"),
     OptionSpec("timeout", "seconds allowed for one model call", parse=_positive_float,
                default=120.0, metavar="SECONDS"),
     OptionSpec("api-base", "base URL replacing the provider's on every route (proxy, private "
-               "endpoint, local server)", metavar="URL"),
+               "endpoint, local server)", metavar="URL", gate=True),
     OptionSpec("project", "Google Cloud project for Vertex AI (else GOOGLE_CLOUD_PROJECT)",
-               metavar="PROJECT"),
+               metavar="PROJECT", gate=True),
     OptionSpec("location", "Vertex AI location (else GOOGLE_CLOUD_LOCATION, default global)",
-               metavar="LOCATION"),
+               metavar="LOCATION", gate=True),
     OptionSpec("prices", "price override per model-id prefix, USD per million tokens, e.g. "
                "'gemini-2.5-pro input=1.25 output=10 cached_input=0.125'; repeatable (';' "
                "between entries in SECREVIEW_PRICES)", parse=_price, multiple=True,
                separator=";", metavar="'MODEL input=N output=N'"),
     OptionSpec("pr", "pull request number (default: from GITHUB_EVENT_PATH)",
-               parse=_positive_int, metavar="N"),
+               parse=_positive_int, metavar="N", gate=True),
     OptionSpec("repo", "repository owner/name (default: GITHUB_REPOSITORY)",
-               metavar="OWNER/NAME"),
+               metavar="OWNER/NAME", gate=True),
     OptionSpec("cache-dir", "evaluation cache directory, shareable between CI runs "
                "(default: secreview/ in pytest's cache directory)", parse=Path, metavar="DIR"),
     OptionSpec("no-cache", "neither read nor write the evaluation cache", parse=_flag,
@@ -217,12 +257,17 @@ class Settings:
     head: str = "HEAD"
     rules: tuple[str, ...] = ()
     rules_from: str = "base"
+    semgrep_config: tuple[Path, ...] = ()
     fail_on: Severity = Severity.CRITICAL
     on_error: str = "error"
+    unreviewed: str = "warn"
+    intent_gate: str = "suspicious"
     model: str | None = None
     fallback_model: str | None = None
     max_turns: int = 10
     max_output_tokens: int = 4096
+    max_tool_calls: int = 40
+    max_tokens: int | None = None
     temperature: float | None = None
     timeout: float = 120.0
     api_base: str | None = None
@@ -249,12 +294,23 @@ def ini_values(config: pytest.Config) -> dict[str, Any]:
     return {spec.dest: config.getini(spec.dest) for spec in SPECS if spec.from_ini}
 
 
+def trusted_command_line(
+    config: pytest.Config, env: Mapping[str, str] | None = None,
+    base_addopts: Sequence[str] = (),
+) -> CommandLine:
+    """The options the CI job gave: pytest's own arguments, ``PYTEST_ADDOPTS`` and the base
+    revision's ``addopts``; never the checkout's ``addopts`` (see :mod:`..invocation`)."""
+    args = trusted_args(config.invocation_params.args, env, base_addopts)
+    return parse_command_line(SPECS, args)
+
+
 def _raw(
     config: pytest.Config, spec: OptionSpec, env: Mapping[str, str],
-    ini_override: Mapping[str, Any] | None,
+    ini_override: Mapping[str, Any] | None, trusted: CommandLine,
 ) -> tuple[Any, str]:
     """The raw value of a setting and where it came from (for error messages)."""
-    cli = config.getoption(spec.dest)
+    # A gate setting from the checkout's addopts would be the pull request's choice.
+    cli = trusted.values.get(spec.dest) if spec.gate else config.getoption(spec.dest)
     if cli is not None:
         return cli, spec.cli
     if not spec.from_ini:
@@ -285,13 +341,16 @@ def load_settings(
     config: pytest.Config,
     env: Mapping[str, str] | None = None,
     ini_override: Mapping[str, Any] | None = None,
+    trusted: CommandLine | None = None,
 ) -> Settings:
     """Resolve all settings; a bad value raises ``pytest.UsageError`` that says how to fix it.
 
     ``ini_override`` replaces the ini values pytest read (the base revision's, see
-    :mod:`pytest_secreview.trust`).
+    :mod:`pytest_secreview.trust`); ``trusted`` is the command line gate settings come from
+    (default: :func:`trusted_command_line` without the base revision's ``addopts``).
     """
     env = os.environ if env is None else env
+    trusted = trusted_command_line(config, env) if trusted is None else trusted
     enabled = bool(config.getoption("secreview"))
     if not enabled:
         ini = config.getini("secreview")
@@ -304,7 +363,7 @@ def load_settings(
             ) from None
     values: dict[str, Any] = {}
     for spec in SPECS:
-        raw_value, origin = _raw(config, spec, env, ini_override)
+        raw_value, origin = _raw(config, spec, env, ini_override, trusted)
         if raw_value is None:
             if spec.default is not None:
                 values[spec.dest[len("secreview_"):]] = spec.default

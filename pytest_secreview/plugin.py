@@ -27,6 +27,7 @@ _SUMMARY = pytest.StashKey["Summary"]()
 _OUTPUT_LINES = pytest.StashKey[list[str]]()
 _SESSION_DIR = pytest.StashKey[Path]()
 _PREFETCH = pytest.StashKey[Any]()
+_COLLECTED = pytest.StashKey[int]()
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -107,7 +108,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             from .reporting.outputs import github_client, pull_request
 
             pr = pull_request(review, os.environ)
-            client = github_client(review, pr)
+            client = github_client(review.settings, config.invocation_params.dir, pr)
             if client is not None:
                 comment = ProgressComment(client, pr, total=0)
                 config.pluginmanager.register(ProgressPlugin(comment), "secreview-progress")
@@ -127,6 +128,7 @@ def pytest_collection_modifyitems(
 ) -> None:
     # tryfirst: our items must exist before -k/-m deselection runs.
     if _enabled(config):
+        from .audit.item import intent_items
         from .collection import RuleFile, UnreviewedItem
         from .state import REVIEW_KEY
 
@@ -134,6 +136,7 @@ def pytest_collection_modifyitems(
         review.prepared.index(review.rules)
         for source, parsed in review.parsed_rules:
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
+        items.extend(intent_items(session, review))  # the intent audit: one per change
         for file in sorted(review.diff.files, key=lambda f: f.path):
             if file.too_large:
                 name = f"unreviewed[{one_line(file.path)}]"
@@ -143,20 +146,41 @@ def pytest_collection_modifyitems(
                 ))
 
 
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items and _enabled(items[0].config):
+        from .state import REVIEW_KEY
+        from .steering import count_review_items
+
+        review = items[0].config.stash.get(REVIEW_KEY, None)
+        if review is not None:
+            review.deselected += count_review_items(items)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # After -k/-m deselection: what --collect-only says was collected.
+    if _enabled(session.config):
+        session.config.stash[_COLLECTED] = sum(
+            1 for item in session.items if item.get_closest_marker("secreview") is not None)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    # An empty diff, or one no rule applies to, is "nothing to review": success, not 5.
+    # An empty diff, or one no rule applies to, is "nothing to review": success, not 5. A run
+    # whose selection options (-k, -m...) removed review items is not: it keeps pytest's 5.
     config = session.config
     if not _enabled(config):
         return
-    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and session.testscollected == 0:
+    from .state import REVIEW_KEY
+
+    review = config.stash.get(REVIEW_KEY, None)
+    selected_away = review is not None and bool(review.deselected or review.selection)
+    if (exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and session.testscollected == 0
+            and not selected_away):
         session.exitstatus = pytest.ExitCode.OK
     # Only the controller writes files and posts comments; --collect-only reviews nothing.
     if not hasattr(config, "workerinput") and not config.option.collectonly:
         from .reporting.outputs import deliver
-        from .state import REVIEW_KEY
 
-        review = config.stash.get(REVIEW_KEY, None)
         if review is not None:
             _report, lines = deliver(review, config.stash[_SUMMARY])
             config.stash[_OUTPUT_LINES] = lines
@@ -185,7 +209,7 @@ def pytest_terminal_summary(terminalreporter: TerminalReporter, config: pytest.C
         review = config.stash.get(REVIEW_KEY, None)
         if review is not None:
             write_summary(terminalreporter, review, config.stash[_SUMMARY],
-                          config.stash.get(_OUTPUT_LINES, []))
+                          config.stash.get(_OUTPUT_LINES, []), config.stash.get(_COLLECTED, 0))
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -36,6 +36,13 @@ class Severity(StrEnum):
 
 _RANK = {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
 
+
+def worst_first(severity: Severity, path: str, line: int, *ties: str
+                ) -> tuple[int, str, int, tuple[str, ...]]:
+    """The one ordering of everything reported: worst severity first, then by location, then
+    by ``ties`` (rule, title, fingerprint ...) so equal locations still sort stably."""
+    return (-severity.rank, path, line, ties)
+
 _CONTROL = {code: f"\\x{code:02x}" for code in [*range(0x20), 0x7F]}
 _CONTROL.update({0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
 

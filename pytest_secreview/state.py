@@ -4,29 +4,27 @@ diff (computed once per process), the rule files and per-item metadata."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
+from .analysis.session import TaintSession
 from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.files import taint_session, with_flow_targets
 from .evaluation.findings import Finding
-from .options import Settings, ini_values, load_settings
+from .options import Settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
 from .rules.parse import parse_rule
-from .trust import ini_at_revision, normalise, tracked_under
-
-if TYPE_CHECKING:
-    from .analysis.session import TaintSession
-    from .collection import RuleItem
+from .scanners.session import ScannerSession
+from .trust import tracked_under
 
 
 @dataclass
@@ -42,6 +40,23 @@ class ReviewState:
     rule_files: RuleFiles
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
     agent: AgentReview | None = None
+    #: What the pull request changed in pytest's own configuration (shown first).
+    warnings: list[str] = field(default_factory=list)
+    #: Selection options the job gave (-k, -m, --deselect...) and review items they removed.
+    selection: dict[str, Any] = field(default_factory=dict)
+    deselected: int = 0
+    session_dir: Path | None = None  # shared by the xdist controller and its workers
+
+    @cached_property
+    def scanners(self) -> ScannerSession:
+        """The external scanners of ``scanner:`` rules, run once per session."""
+        return ScannerSession(
+            repo=self.repo, head_sha=self.diff.head_sha,
+            # Semgrep configs in the repository are trusted like its rules (--secreview-rules-from).
+            base_sha=self.diff.base_sha if self.settings.rules_from == "base" else None,
+            targets=lambda rule: [t.file.path for t in self.prepared.targets(rule)],
+            shared_dir=self.session_dir, semgrep_configs=self.settings.semgrep_config,
+        )
 
     @cached_property
     def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
@@ -70,8 +85,9 @@ class ReviewState:
         finds a flow the pull request introduced (a removed guard matches no grep)."""
         return with_flow_targets(rule, self.prepared.targets(rule), self.taint, self.diff)
 
-    def evaluate(self, item: RuleItem) -> Evaluation:
-        """Evaluate one item, applying the team's ``pytest_secreview_filter_finding`` hook."""
+    def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
+        """Evaluate ``item``'s ``target``, applying the team's
+        ``pytest_secreview_filter_finding`` hook (which is given the item)."""
 
         def keep(finding: Finding) -> bool:
             verdict = self.config.hook.pytest_secreview_filter_finding(
@@ -79,7 +95,7 @@ class ReviewState:
             )
             return verdict is not False
 
-        return evaluate(item.target, self.agent, keep, self.taint)
+        return evaluate(target, self.agent, keep, self.scanners, self.taint)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
@@ -95,12 +111,19 @@ def start_review(
 
     Raises ``pytest.UsageError`` with an actionable message for every bad input.
     """
+    from . import steering
+
     invocation = config.invocation_params.dir
     notes: list[str] = []
     try:
         repo, base_ref, diff = prefetch.result()
-        settings = trusted_settings(config, settings, repo, diff.base_sha, notes)
-        notes.extend(conftest_notes(diff))
+        settings, command_line = steering.trusted_settings(config, settings, repo,
+                                                           diff.base_sha, notes)
+        exposed = steering.exposure(steering.touched(diff),
+                                    steering.hardening_of(config, repo, os.environ))
+        steering.warn_exposure(config, exposed)
+        warnings = [*(e.text for e in exposed), *notes]
+        notes = list(warnings)
         rule_files = find_rule_files(
             settings.rules, repo, settings.rules_from, diff.base_sha, invocation
         )
@@ -120,44 +143,10 @@ def start_review(
         prepared=PreparedDiff(diff.files),
         rule_files=rule_files,
         agent=agent,
+        warnings=warnings,
+        selection=command_line.selection(),
+        session_dir=session_dir,
     )
-
-
-def trusted_settings(
-    config: pytest.Config, settings: Settings, repo: Path, base_sha: str, notes: list[str]
-) -> Settings:
-    """``settings`` with the ``secreview_*`` ini keys as they are at the base revision, when
-    the pull request changed them (see :mod:`pytest_secreview.trust`); a note says which."""
-    inipath = config.inipath
-    base = ini_at_revision(repo, base_sha, inipath)
-    if base is None or inipath is None:
-        return settings  # no ini file, or one the CI job provides from outside the checkout
-    head = {k: v for k, v in ini_values(config).items() if v not in (None, "", [])}
-    changed = sorted(k for k in set(head) | set(base)
-                     if normalise(head.get(k)) != normalise(base.get(k)))
-    if not changed:
-        return settings
-    trusted = load_settings(config, ini_override=base)
-    trusted = replace(trusted, enabled=settings.enabled)
-    if trusted.rules_from == "head":  # the base itself says head is trusted
-        return settings
-    notes.append(
-        f"{inipath.name}: this pull request changes {', '.join(changed)}; the base revision's "
-        "values were used (the review's own configuration comes from the base, like its rules)"
-    )
-    return trusted
-
-
-def conftest_notes(diff: Diff) -> list[str]:
-    """A note when the pull request changes conftest.py files: pytest imported them, and
-    hooks there (``pytest_secreview_filter_finding``) can change what the review reports."""
-    changed = sorted(f.path for f in diff.files
-                     if f.path.rsplit("/", 1)[-1] == "conftest.py")
-    if not changed:
-        return []
-    return [f"this pull request changes {', '.join(changed)}: pytest imported them, and hooks "
-            "there can change what this review reports; on untrusted code run the review with "
-            "--noconftest -c /dev/null (see README, 'Running on pull requests from forks')"]
 
 
 def _cache_dir(config: pytest.Config, settings: Settings, repo: Path, head_sha: str,
@@ -237,6 +226,8 @@ def build_reviewer(
                                            repository=settings.repo),
         max_turns=settings.max_turns,
         max_output_tokens=settings.max_output_tokens,
+        max_tool_calls=settings.max_tool_calls,
+        max_tokens=settings.max_tokens,
         temperature=settings.temperature,
         prices=dict(settings.prices),
         cache=EvaluationCache(cache_dir) if cache_dir is not None else None,

@@ -358,12 +358,20 @@ def load_cases() -> tuple[Case, ...]:
 
 
 @cache
+def pack_rule_files() -> list[Path]:
+    """The bundled rules the annotated cases describe: every rule but the scanner rules (an
+    external scanner's results are tested with the real scanner in tests/test_scanners.py)
+    and the pull-request-scoped ones (the intent audit makes one item per change, not per
+    file; tests/test_audit_intent.py tests it)."""
+    return [path for path in sorted(RULES_DIR.glob("*.md"))
+            if b"\nscanner:" not in path.read_bytes()
+            and b"\nscope: pull_request" not in path.read_bytes()]
+
+
 def load_rules() -> tuple[Rule, ...]:
-    """Every bundled rule, parsed exactly as the plugin parses it."""
-    return tuple(
-        parse_rule(path.read_bytes(), f"rules/{path.name}")
-        for path in sorted(RULES_DIR.glob("*.md"))
-    )
+    """Every pack rule (:func:`pack_rule_files`), parsed exactly as the plugin parses it."""
+    return tuple(parse_rule(path.read_bytes(), f"rules/{path.name}")
+                 for path in pack_rule_files())
 
 
 def rules_by_id() -> dict[str, Rule]:

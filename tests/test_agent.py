@@ -234,6 +234,46 @@ def test_no_verdict_within_turn_limit_is_an_error_with_usage(
     assert record["input_tokens"] == 30 and record["cost_usd"] is not None
 
 
+def test_tool_call_cap_refuses_the_excess_and_the_model_still_reports(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    server = fake_servers.start().queue(
+        Reply(json=gemini_response([gemini_call("list_files", {"pattern": "**/*.py"}),
+                                    gemini_call("read_file", {"path": "app/db.py"})])),
+        Reply(json=gemini_response([gemini_call("report_findings",
+                                                {"findings": [GOOD_FINDING]})])),
+    )
+    output = _reviewer(repo, _model("gemini:gemini-2.5-pro", server), max_tool_calls=1)()
+    assert [f.line for f in output.findings] == [4]
+    assert output.usage["tool_calls"] == 1, "the refused call never ran"
+    second = server.requests[1].raw.decode()
+    assert "tool-call budget of this review is spent" in second
+    assert any(entry.get("event") == "cap" for entry in output.transcript)
+
+
+def test_tool_call_cap_ends_a_review_that_keeps_calling_tools(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    call = Reply(json=gemini_response([gemini_call("list_files", {"pattern": "**/*.py"})]))
+    server = fake_servers.start().queue(*[call] * 5)
+    with pytest.raises(EvaluationError, match="tool-call cap \\(2,") as info:
+        _reviewer(repo, _model("gemini:gemini-2.5-pro", server), max_tool_calls=2)()
+    record = info.value.usage_record
+    assert record is not None and record["tool_calls"] == 2 and record["model_calls"] == 4
+
+
+def test_token_cap_ends_the_review_before_the_next_call_with_usage(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    call = Reply(json=gemini_response([gemini_call("list_files", {"pattern": "**/*.py"})]))
+    server = fake_servers.start().queue(*[call] * 5)
+    with pytest.raises(EvaluationError, match="token cap") as info:
+        _reviewer(repo, _model("gemini:gemini-2.5-pro", server), max_tokens=20)()
+    record = info.value.usage_record
+    assert record is not None and record["model_calls"] == 2 and len(server.requests) == 2
+    assert record["input_tokens"] + record["output_tokens"] >= 20
+
+
 @pytest.mark.parametrize("finish", ["SAFETY", "RECITATION", "PROHIBITED_CONTENT"])
 def test_blocked_answers_are_errors_never_no_findings(
     fake_servers: FakeServers, repo: GitRepo, finish: str
@@ -363,3 +403,62 @@ def test_requests_record_usage_tokens_and_cost(fake_servers: FakeServers, repo: 
     assert record["input_tokens"] == 1000 and record["cached_tokens"] == 400
     assert record["reasoning_tokens"] == 50 and record["cost_usd"] > 0
     assert isinstance(server.requests[0], Recorded)
+
+
+# -- report_findings accepts what models send (issue 11 item 6) -----------------------------
+
+@pytest.mark.parametrize(
+    ("model", "reply"),
+    [
+        pytest.param("anthropic:claude-sonnet-4-5", lambda args: Reply(json=anthropic_message(
+            [anthropic_tool_use("t1", "report_findings", args)], "tool_use")), id="anthropic"),
+        pytest.param("openai:gpt-4.1", lambda args: Reply(json=openai_completion(tool_calls=[
+            openai_tool_call("c1", "report_findings", json.dumps(args))],
+            finish_reason="tool_calls")), id="openai"),
+        pytest.param("gemini:gemini-2.5-pro", lambda args: Reply(json=gemini_response(
+            [gemini_call("report_findings", args)])), id="gemini"),
+    ],
+)
+def test_a_finding_echoing_the_contract_is_accepted_in_one_call(
+    fake_servers: FakeServers, repo: GitRepo, model: str, reply: Callable[[Any], Reply]
+) -> None:
+    echoed = {**GOOD_FINDING, "rule": "something-else", "source": "pattern",
+              "fingerprint": "f" * 32, "cwe": 89, "reviewer_mood\nforged": "curious"}
+    server = fake_servers.start().queue(reply({"findings": [echoed], "summary": "one issue"}))
+    output = _reviewer(repo, _model(model, server))()
+    assert output.usage["model_calls"] == 1  # nothing was sent back for correction
+    (finding,) = output.findings
+    # The plugin's own fields are the plugin's, whatever the model said.
+    assert finding.rule == "sqli" and finding.source == f"model:{model}"
+    assert finding.fingerprint != "f" * 32 and finding.cwe == "CWE-89"
+    (note,) = [t for t in output.transcript if t.get("event") == "report_findings"]
+    assert "summary" in note["detail"] and "findings.0.reviewer_mood\\nforged" in note["detail"]
+    assert "rule" not in note["detail"]  # known contract fields are not "unknown"
+    declared = json.loads(server.requests[0].raw)
+    assert "fingerprint" not in json.dumps(declared)  # plugin-owned fields are not offered
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        pytest.param({"severity": "URGENT"}, "findings.0.severity", id="severity"),
+        pytest.param({"line": 0}, "findings.0.line", id="line-zero"),
+        pytest.param({"line": 400}, "has 4 lines at the head revision", id="line-past-end"),
+        pytest.param({"end_line": 2}, "end_line 2 is before line 4", id="end-before-line"),
+        pytest.param({"path": "app/nope.py"}, "is not a file of this repository", id="path"),
+    ],
+)
+def test_the_checks_that_matter_stay_strict(
+    fake_servers: FakeServers, repo: GitRepo, change: dict[str, Any], problem: str
+) -> None:
+    server = fake_servers.start().queue(
+        Reply(json=openai_completion(tool_calls=[openai_tool_call(
+            "c1", "report_findings", json.dumps({"findings": [{**GOOD_FINDING, **change}]}))],
+            finish_reason="tool_calls")),
+        Reply(json=openai_completion(tool_calls=[openai_tool_call(
+            "c2", "report_findings", json.dumps({"findings": [GOOD_FINDING]}))],
+            finish_reason="tool_calls")),
+    )
+    output = _reviewer(repo, _model("openai:gpt-4.1", server))()
+    assert output.usage["model_calls"] == 2 and len(output.findings) == 1
+    assert problem in server.requests[1].raw.decode()

@@ -24,8 +24,14 @@ def test_demo_review_goes_red_with_results_written(tmp_path: Path) -> None:
     assert "Authentication/authorization decorator removed" in out  # a removed safeguard
     assert "rule needs a model and none is configured" in out
     report = json.loads((repo / "secreview-results" / "report.json").read_text())
-    outcomes = {t["outcome"] for t in report["tests"]}
+    outcomes = {t["outcome"] for t in report["tests"] if "scanner-" not in t["nodeid"]}
     assert outcomes == {"failed", "skipped"}
+    # Scanner rules are deterministic: bandit's HIGH findings are reported below the default
+    # CRITICAL threshold (or bandit is skipped with the install hint); semgrep has no config.
+    scanners = {t["nodeid"].split("::")[-1].split("[")[0]: t["outcome"] for t in report["tests"]
+                if "scanner-" in t["nodeid"]}
+    assert scanners["scanner-semgrep"] == "skipped"
+    assert scanners["scanner-bandit"] in {"passed", "skipped"}
     assert (repo / "secreview-results" / "junit.xml").exists()
     summary = json.loads((repo / "secreview-artifacts" / "report" / "summary.json").read_text())
     assert summary["outcomes"]["failed"] == 3

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_secreview.github.comments import SUMMARY_MARKER, publish
+from pytest_secreview.github.comment_state import SUMMARY_MARKER
+from pytest_secreview.github.comments import publish
 from pytest_secreview.github.context import PullRequest
 from pytest_secreview.github.progress import ProgressComment
 from tests.fake_github import FakeGitHub, make_client, make_finding, make_report, make_token

@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from pytest_secreview.reporting.markdown import (
+from pytest_secreview.reporting.markdown import to_markdown
+from pytest_secreview.reporting.markdown_text import (
     code_block,
     escape_text,
     inline_code,
     render_comment_template,
     safe_url,
-    to_markdown,
 )
 from pytest_secreview.reporting.model import NotReviewed, Report, RuleReport, Usage
 from pytest_secreview.severity import Severity

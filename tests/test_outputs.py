@@ -90,7 +90,8 @@ def github_env(github: FakeGitHub, token: str) -> dict[str, str]:
 
 def without_timings(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: without_timings(v) for k, v in value.items() if k != "wall_seconds"}
+        return {k: without_timings(v) for k, v in value.items()
+                if k not in ("wall_seconds", "duration")}
     if isinstance(value, list):
         return [without_timings(v) for v in value]
     return value

@@ -173,19 +173,19 @@ def test_rules_added_by_the_pr_are_not_used(pytester: pytest.Pytester, review_re
         pytest.param("no frontmatter here\n", "missing YAML frontmatter", id="no-frontmatter"),
     ],
 )
-def test_broken_rule_is_a_collection_error_naming_file_and_key(
+def test_broken_rule_is_an_error_item_naming_file_and_key(
     pytester: pytest.Pytester, review_repo: Build, broken: str, expected: str
 ) -> None:
     review_repo(rules={"aws-key": SECRET_RULE, "broken": broken},
                 pr={"conf.py": f"K = '{aws_key_id()}'\n"})
-    result = run(pytester, "--collect-only", "-q")
+    result = run(pytester)
     out = result.stdout.str()
-    assert "secreview/rules/broken.md" in out
+    assert "ERROR secreview/rules/broken.md::invalid-rule" in out
     assert expected in out
     assert "Traceback" not in out
-    # The other rule still loaded.
-    assert "secreview/rules/aws-key.md::aws-key[conf.py]" in out
-    assert result.ret == pytest.ExitCode.INTERRUPTED
+    # The other rule still ran.
+    result.assert_outcomes(failed=1, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_rule_needing_a_model_is_skipped_with_how_to_configure(

@@ -32,18 +32,19 @@ from .rulecases import (
     CASES_DIR,
     PLACEHOLDERS,
     ROOT,
-    RULES_DIR,
     Case,
+    added_file,
     git_patch,
     load_cases,
     load_rules,
     modified_file,
+    pack_rule_files,
     parse_case_text,
     rules_by_id,
     substitute,
 )
 
-RULE_FILES = sorted(RULES_DIR.glob("*.md"))
+RULE_FILES = pack_rule_files()
 RULE_IDS = [path.stem for path in RULE_FILES]
 CASES = load_cases()
 OWN_CASES = [case for case in CASES if case.rule_dir != BENIGN_DIR]
@@ -514,3 +515,65 @@ def test_end_of_file_removal_is_anchored_inside_the_head_file() -> None:
     (file,) = parser.parse_diff_text(patch)
     (line,) = file.removed_lines
     assert line.anchor == 2  # the last head line, as tests/rulecases.py computes it
+
+
+# --------------------------------------------------------------------------------------
+# no model, no false comfort: request data on the line of a sink is CRITICAL by pattern
+
+#: (rule, path, line): request data reaches the sink as written; the pack alone must fail it.
+CRITICAL_WITHOUT_A_MODEL = [
+    ("code-injection", "app.py", 'result = eval(request.args["expr"])'),
+    ("code-injection", "app.py", "exec(request.form.get('code'))"),
+    ("code-injection", "app.py", "value = eval(f\"{request.args['x']} + 1\")"),
+    ("code-injection", "server.js", "const v = eval(req.query.expr);"),
+    ("code-injection", "server.js", 'const f = new Function("a", req.body.src);'),
+    ("command-injection", "app.py", 'os.system("ping -c1 " + request.args["host"])'),
+    ("command-injection", "app.py", "os.popen(request.args['cmd'])"),
+    ("command-injection", "app.py",
+     "subprocess.run(f\"ping {request.args['host']}\", shell=True)"),
+    ("command-injection", "worker.js", "exec(`git log ${req.query.ref}`, cb);"),
+    ("unsafe-deserialization", "app.py", "obj = pickle.loads(request.data)"),
+    ("unsafe-deserialization", "app.py", "obj = pickle.loads(base64.b64decode(request.data))"),
+    ("unsafe-deserialization", "app.py", "cfg = yaml.load(request.data)"),
+    ("unsafe-deserialization", "app.py", "cfg = yaml.load(request.data, Loader=yaml.Loader)"),
+    ("unsafe-deserialization", "app.py", "cfg = yaml.unsafe_load(request.get_data())"),
+    ("sql-injection", "app.py", "cur.execute(f\"SELECT * FROM t WHERE id={request.args['id']}\")"),
+    ("sql-injection", "app.py", 'cur.execute("SELECT * FROM t WHERE id = " + request.args["id"])'),
+    ("sql-injection", "repo.js", "pool.query(`SELECT * FROM t WHERE id = ${req.query.id}`);"),
+]
+#: Lines a single-line pattern cannot decide (or that are safe): never CRITICAL by pattern.
+NOT_CRITICAL_BY_PATTERN = [
+    ("app.py", "value = eval(expression)"),
+    ("app.py", "value = eval(build_expression(request.args))"),
+    ("app.py", 'os.system("ls " + shlex.quote(request.args["d"]))'),
+    ("app.py", 'subprocess.run(["ping", "-c1", "--", request.args["host"]], check=True)'),
+    ("app.py", "obj = pickle.loads(blob)"),
+    ("app.py", "cfg = yaml.load(request.data, Loader=yaml.SafeLoader)"),
+    ("app.py", "cfg = yaml.safe_load(request.data)"),
+    ("app.py", 'cur.execute("SELECT * FROM t WHERE id = %s", (request.args["id"],))'),
+    ("app.py", "settings = ast.literal_eval(request.args['s'])"),
+    ("worker.js", 'execFile("git", ["log", "--", req.query.ref], cb);'),
+    ("server.js", "const p = JSON.parse(req.body.payload);"),
+]
+
+
+def _pack_findings(path: str, line: str) -> list[Finding]:
+    file = added_file(path, (line,))
+    return [f for rule in load_rules() if PathFilter(rule).selects(path)
+            for f in run_detect(rule, file)]
+
+
+@pytest.mark.parametrize(("rule_id", "path", "line"), CRITICAL_WITHOUT_A_MODEL)
+def test_request_data_reaching_a_sink_is_critical_without_a_model(
+    rule_id: str, path: str, line: str
+) -> None:
+    found = [f for f in _pack_findings(path, line) if f.rule == rule_id]
+    assert any(f.severity is Severity.CRITICAL for f in found), (
+        f"{rule_id} reports {[(f.severity.value, f.title) for f in found]} on {line!r}"
+    )
+
+
+@pytest.mark.parametrize(("path", "line"), NOT_CRITICAL_BY_PATTERN)
+def test_lines_a_pattern_cannot_decide_are_not_critical(path: str, line: str) -> None:
+    critical = [f.title for f in _pack_findings(path, line) if f.severity is Severity.CRITICAL]
+    assert not critical, f"{line!r} is CRITICAL by pattern: {critical}"

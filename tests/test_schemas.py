@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import jsonschema
 import pytest
@@ -34,3 +35,34 @@ def test_rule_schema_rejects_unknown_keys() -> None:
     jsonschema.validate({"title": "A rule", "severity": "HIGH"}, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"title": "A rule", "sevrity": "HIGH"}, schema)
+
+
+def test_report_findings_tool_schema_is_the_validators_in_every_providers_dialect() -> None:
+    from pytest_secreview.evaluation.report_tool import (
+        PLUGIN_OWNED,
+        REPORT_FINDINGS,
+        ReportedFinding,
+    )
+    from pytest_secreview.llm.gemini_schema import to_gemini_schema
+
+    declared = REPORT_FINDINGS.parameters
+
+    def keywords(node: dict[str, Any]) -> set[str]:
+        found = set(node)
+        for name, sub in node.items():
+            if name == "properties":
+                for prop in sub.values():
+                    found |= keywords(prop)
+            elif isinstance(sub, dict):
+                found |= keywords(sub)
+        return found
+
+    unportable = {"$ref", "$defs", "anyOf", "title", "default", "additionalProperties"}
+    assert not keywords(declared) & unportable
+    item = declared["properties"]["findings"]["items"]
+    # Every field the validator reads is offered, except those the plugin sets itself.
+    assert set(item["properties"]) == set(ReportedFinding.model_fields) - set(PLUGIN_OWNED)
+    assert set(item["required"]) == {n for n, f in ReportedFinding.model_fields.items()
+                                     if f.is_required()}
+    assert item["properties"]["severity"]["enum"] == [s.value for s in Severity]
+    assert to_gemini_schema(declared)["properties"]["findings"]["type"] == "ARRAY"

@@ -4,16 +4,28 @@ against an allow-list or a validator is clean, and a path checked for containmen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from . import ir
 from .catalogue import CONTAINMENT_METHODS, VALIDATOR_CALLS, VALIDATOR_METHODS, any_match
 from .spec import glob_match
-from .state import UNKNOWN, access_path
-from .values import CLEAN, clear
+from .state import UNKNOWN, State, access_path
+from .values import CLEAN, Taint, clear
 
-if TYPE_CHECKING:
-    from .exprs import Evaluator
+
+class Evaluator(Protocol):
+    """What a condition needs of the expression evaluator (:class:`.exprs.Evaluator`)."""
+
+    state: State
+
+    def eval(self, node: ir.Expr) -> Taint:
+        """The taint of ``node``."""
+
+    def const(self, node: ir.Expr) -> object:
+        """The constant value of ``node``, or ``UNKNOWN``."""
+
+    def dotted(self, node: ir.Expr) -> str | None:
+        """The import-resolved dotted name of ``node``."""
 
 
 def refine(run: Evaluator, test: ir.Expr, truth: bool) -> None:

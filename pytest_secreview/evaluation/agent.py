@@ -5,6 +5,12 @@ the API rejects tool declarations or the model answers in text on its first turn
 single-shot review with the context gathered up front when that fails too. The review ends
 only when the model calls ``report_findings`` with valid arguments; no verdict within the
 turn limit is an error, never a pass. Usage is recorded on every path.
+
+Three caps bound what one item may spend, enforced here for every provider (seed 003): the
+turn limit (model round-trips), the tool-call cap (repository tool calls; past it the model is
+told to report, and an item that keeps calling tools ends) and the token cap (input plus
+output tokens over the whole review, checked before every model call). A cap that ends the run
+is an error with the usage spent so far, never a pass.
 """
 
 from __future__ import annotations
@@ -52,6 +58,33 @@ class NoVerdictError(EvaluationError):
     """The model did not call ``report_findings`` validly within the turn limit."""
 
 
+class CapReachedError(NoVerdictError):
+    """A per-item cap (tool calls or tokens) ended the review before a verdict."""
+
+
+TOOL_CAP_REACHED = (
+    "error: the tool-call budget of this review is spent (--secreview-max-tool-calls {cap}); "
+    "no more tools will run. Call {final} now with what you have found."
+)
+
+
+@dataclass(frozen=True)
+class FinalTool:
+    """The tool that ends a review: its declaration, the example arguments shown in the text
+    protocols (prompt-based and single-shot), and how a single-shot answer's call is found."""
+
+    spec: ToolSpec
+    example_args: str
+    single_shot_args: str
+    parse_answer: Callable[[str], dict[str, Any] | None]
+
+
+#: The security review's verdict tool (the intent audit brings its own ``report_verdict``).
+FINDINGS_TOOL = FinalTool(
+    REPORT_FINDINGS, '{"findings": []}', '{"findings": [...]}', parse_findings_answer
+)
+
+
 @dataclass
 class ReviewRequest:
     """Everything one review needs: prompts, tools, and how to validate the verdict."""
@@ -66,6 +99,9 @@ class ReviewRequest:
     max_output_tokens: int
     temperature: float | None
     transcript: list[dict[str, Any]] = field(default_factory=list)
+    final: FinalTool = FINDINGS_TOOL
+    max_tool_calls: int | None = None  # repository tool calls over the whole review
+    max_tokens: int | None = None  # input + output tokens over the whole review
 
 
 @dataclass
@@ -98,10 +134,12 @@ class _Run:
         self.usage = usage
         self.model = loop.model
         self.turns = 0
+        self.tool_calls = 0
+        self.refused_after_cap = False
         self.tool_specs = [
             ToolSpec(s["name"], s["description"], s["parameters"])
             for s in request.registry.specs()
-        ] + [REPORT_FINDINGS]
+        ] + [request.final.spec]
 
     # -- model calls ----------------------------------------------------------------------
 
@@ -111,7 +149,14 @@ class _Run:
         if self.turns >= self.request.max_turns:
             raise NoVerdictError(
                 f"no verdict within {self.request.max_turns} turns (--secreview-max-turns): "
-                "the model never called report_findings with valid arguments"
+                f"the model never called {self.request.final.spec.name} with valid arguments"
+            )
+        cap = self.request.max_tokens
+        spent = self.usage.tokens.input_tokens + self.usage.tokens.output_tokens
+        if cap is not None and spent >= cap:
+            raise CapReachedError(
+                f"no verdict within the token cap: {spent:,} tokens spent of {cap:,} "
+                f"(--secreview-max-tokens) after {self.turns} turn(s)"
             )
         self.turns += 1
         retried_empty = False
@@ -190,7 +235,9 @@ class _Run:
         self.usage.mode = "prompt"
         specs = [{"name": s.name, "description": s.description, "parameters": s.parameters}
                  for s in self.tool_specs]
-        system = self.request.system + "\n\n" + prompt_tools_instructions(specs)
+        final = self.request.final
+        system = self.request.system + "\n\n" + prompt_tools_instructions(
+            specs, final.spec.name, final.example_args)
         messages: list[Message] = [Message.user(self.request.task)]
         first = True
         while True:
@@ -225,14 +272,16 @@ class _Run:
     def _single_shot(self) -> list[Finding]:
         self.usage.mode = "single-shot"
         context = self.request.single_shot_context()
-        prompt = self.request.task + "\n\n" + single_shot_prompt(context, self.request.boundary)
+        final = self.request.final
+        prompt = self.request.task + "\n\n" + single_shot_prompt(
+            context, self.request.boundary, final.spec.name, final.single_shot_args)
         messages: list[Message] = [Message.user(prompt)]
         for _attempt in range(2):
             response = self._complete(self.request.system, messages, None)
             self._log_response(response)
-            args = parse_findings_answer(response.text)
+            args = final.parse_answer(response.text)
             if args is None:
-                problem = "no report_findings call found in the answer"
+                problem = f"no {final.spec.name} call found in the answer"
             else:
                 try:
                     return self.request.validate(args)
@@ -240,7 +289,7 @@ class _Run:
                     problem = str(exc)
             messages += [Message("assistant", (TextPart(response.text or "..."),)),
                          Message.user(f"{problem}. Answer again with exactly one "
-                                      "<tool_call> block calling report_findings.")]
+                                      f"<tool_call> block calling {final.spec.name}.")]
         raise NoVerdictError(
             "no valid verdict from the single-shot review (the last fallback after native and "
             "prompt-based tool calls)"
@@ -260,13 +309,19 @@ class _Run:
                 verdict.findings = findings
             return ToolResultPart(call.id, call.name, f"accepted {len(findings)} finding(s)")
 
+        allowed = self._within_tool_cap(calls)
+
         def one(call: ToolCallPart) -> ToolResultPart | None:
             if call.arguments_error:
                 return ToolResultPart(call.id, call.name or "unknown",
                                       f"error: arguments not understood: {call.arguments_error}",
                                       is_error=True)
-            if call.name == REPORT_FINDINGS.name:
+            if call.name == self.request.final.spec.name:
                 return None  # judged after the pool, in the order the model wrote the calls
+            if call.id not in allowed:
+                return ToolResultPart(call.id, call.name, TOOL_CAP_REACHED.format(
+                    cap=self.request.max_tool_calls, final=self.request.final.spec.name),
+                    is_error=True)
             result = self.request.registry.call(call.name, call.args)
             content = (
                 f"<<<UNTRUSTED {self.request.boundary}\n{result.text}\n"
@@ -280,13 +335,38 @@ class _Run:
         for call, result in zip(calls, results, strict=True):
             self.request.transcript.append({
                 "turn": self.turns, "tool": call.name,
-                "args": call.args if call.name != REPORT_FINDINGS.name else "(findings)",
+                "args": call.args if call.name != self.request.final.spec.name else "(verdict)",
                 "error": result.is_error, "chars": len(result.content),
             })
         return results
 
+    def _within_tool_cap(self, calls: Sequence[ToolCallPart]) -> set[str]:
+        """Ids of the repository tool calls of this turn that the tool-call cap allows.
+
+        Calls past the cap are refused with a message telling the model to report; a model
+        that asks for tools again after that ends the review (:class:`CapReachedError`)."""
+        final = self.request.final.spec.name
+        wanted = [c for c in calls if c.name != final and not c.arguments_error]
+        cap = self.request.max_tool_calls
+        if cap is None:
+            return {c.id for c in wanted}
+        if wanted and self.refused_after_cap and not any(c.name == final for c in calls):
+            raise CapReachedError(
+                f"no verdict within the tool-call cap ({cap}, --secreview-max-tool-calls): "
+                "the model kept calling tools after it was told to report"
+            )
+        room = max(cap - self.tool_calls, 0)
+        allowed = wanted[:room]
+        self.tool_calls += len(allowed)
+        if len(allowed) < len(wanted):
+            self.refused_after_cap = True
+            self._log("cap", f"tool-call cap {cap} reached; {len(wanted) - len(allowed)} "
+                      "call(s) refused")
+        return {c.id for c in allowed}
+
     def _nudge(self, response: ModelResponse) -> str:
-        return CUT_OFF if response.finish_reason is FinishReason.MAX_TOKENS else NUDGE
+        text = CUT_OFF if response.finish_reason is FinishReason.MAX_TOKENS else NUDGE
+        return text.replace("report_findings", self.request.final.spec.name)
 
     def _log(self, event: str, detail: str) -> None:
         self.request.transcript.append({"turn": self.turns, "event": event, "detail": detail})

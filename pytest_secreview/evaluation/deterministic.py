@@ -17,8 +17,9 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
     """Every finding ``rule``'s detect patterns produce on ``file``, one per (pattern, line).
 
     ``dataflow`` says the rule's ``taint:`` section analysed this file: its added-line
-    patterns are then superseded (a line pattern cannot tell request data from a constant;
-    the flow analysis can), while removed-line patterns (a deleted safeguard) still run.
+    patterns below CRITICAL are then superseded (a line pattern cannot tell request data from
+    a constant; the flow analysis can). CRITICAL ones (request data on the sink's own line)
+    and removed-line patterns (a deleted safeguard) still run.
 
     The caller passes only files the rule's ``applies_to`` selected (the matcher's targets).
     A pattern on removed lines that also matches an added line of the same file reports
@@ -28,7 +29,7 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
     findings: list[Finding] = []
     added = file.added_lines
     for detect in rule.detect:
-        if dataflow and detect.on == "added":
+        if dataflow and detect.on == "added" and detect.severity is not Severity.CRITICAL:
             continue
         lines = added if detect.on == "added" else file.removed_lines
         if detect.on == "removed" and any(detect.pattern.search(a.text) for a in added):
@@ -83,6 +84,23 @@ def run_taint(rule: Rule, file: FileDiff, session: TaintSession | None
                 current.origin == "web", current.why_new == "added line"):
             best[flow.sink_line] = flow
     return [_flow_finding(rule, flow, others[line] - 1) for line, flow in best.items()], None
+
+
+def with_flows(patterns: list[Finding], flows: list[Finding]) -> list[Finding]:
+    """Pattern and flow findings of one rule and file: a flow ending on a line a pattern
+    already reports at least as severely becomes that finding's ``flow`` (one finding)."""
+    by_line = {(f.rule, f.path, f.line): i for i, f in enumerate(patterns) if f.source == "pattern"}
+    merged = list(patterns)
+    rest = []
+    for flow in flows:
+        index = by_line.get((flow.rule, flow.path, flow.line))
+        # Only into a finding at least as severe (a MEDIUM "quoting removed" on the same line
+        # must not hide a CRITICAL flow).
+        if index is None or merged[index].severity.rank < flow.severity.rank:
+            rest.append(flow)
+        elif not merged[index].flow:
+            merged[index] = replace(merged[index], flow=flow.flow)
+    return [*merged, *rest]
 
 
 def record_verdicts(findings: list[Finding], model: list[Finding]) -> list[Finding]:

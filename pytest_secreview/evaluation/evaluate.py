@@ -4,14 +4,15 @@ errors, never that it passes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..analysis.session import TaintSession
 from ..errors import EvaluationError
 from ..rules.matcher import Target
-from .deterministic import record_verdicts, run_detect, run_taint
+from ..scanners.session import ScannerSession, scan_target
+from .deterministic import record_verdicts, run_detect, run_taint, with_flows
 from .findings import Finding
 
 #: Why an item that needs a model was not reviewed by one.
@@ -56,14 +57,20 @@ def evaluate(
     target: Target,
     agent: AgentReview | None,
     keep: Callable[[Finding], bool] = lambda f: True,
+    scanners: ScannerSession | None = None,
     taint: TaintSession | None = None,
 ) -> Evaluation:
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
-    ``taint`` (the review's dataflow session) runs the rule's ``taint:`` section."""
+    ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
+    dataflow session) runs the rule's ``taint:`` section."""
     flows, taint_not_reviewed = run_taint(target.rule, target.file, taint)
     dataflow = bool(target.rule.taint and taint and taint.covers(target.file.path)
                     and taint_not_reviewed is None)
-    deterministic = [*run_detect(target.rule, target.file, dataflow=dataflow), *flows]
+    deterministic = with_flows(run_detect(target.rule, target.file, dataflow=dataflow), flows)
+    scan = None
+    if target.rule.scanner is not None:  # an external scanner's findings are deterministic too
+        scan = scan_target(target, scanners, [f for f in deterministic if keep(f)])
+        deterministic = [*deterministic, *scan.findings]
     findings = list(deterministic)
     mode = "deterministic"
     usage: dict[str, Any] = {}
@@ -79,26 +86,56 @@ def evaluate(
                 output = agent(target, tuple(deterministic))
             except EvaluationError as exc:
                 # The model review broke; what the patterns found still stands.
-                exc.findings = tuple(sorted(_dedupe(f for f in findings if keep(f)),
+                exc.findings = tuple(sorted(merge_findings(f for f in findings if keep(f)),
                                             key=Finding.sort_key))
                 raise
             findings = [*record_verdicts(findings, output.findings), *output.findings]
             mode, usage, transcript = output.mode, output.usage, output.transcript
             sent, cached = output.sent, output.cached
             not_reviewed = output.not_reviewed or taint_not_reviewed
-    kept = sorted(_dedupe(f for f in findings if keep(f)), key=Finding.sort_key)
+    if scan is not None:
+        usage = {**usage, "scanner": scan.info}
+        if scan.note:
+            not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
+    kept = sorted(merge_findings(f for f in findings if keep(f)), key=Finding.sort_key)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent)
 
 
-def _dedupe(findings: Any) -> list[Finding]:
-    # The same line flagged by a pattern and by the model is one finding: keep the first
-    # (patterns come first, so a deterministic finding is never replaced).
-    seen: set[tuple[str, int, str]] = set()
-    unique = []
+#: Joins the sources of one finding reported by several checks, e.g. ``pattern+model:<id>``.
+SOURCE_SEPARATOR = "+"
+
+
+def merge_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per location (path, line, fingerprint or title), in first-seen order.
+
+    When a pattern and the model flag the same line, the more severe report wins (on a tie,
+    the first: patterns come first, so a deterministic finding is never replaced by an equal
+    one), its empty fields are filled from the other, and ``source`` records both checks.
+    A model can raise a pattern's severity but never lower it, and "no findings" from a
+    model removes nothing.
+    """
+    merged: dict[tuple[str, int, str], Finding] = {}
     for finding in findings:
         key = (finding.path, finding.line, finding.fingerprint or finding.title)
-        if key not in seen:
-            seen.add(key)
-            unique.append(finding)
-    return unique
+        kept = merged.get(key)
+        merged[key] = finding if kept is None else _merge_two(kept, finding)
+    return list(merged.values())
+
+
+def _merge_two(first: Finding, second: Finding) -> Finding:
+    winner, other = (second, first) if second.severity.rank > first.severity.rank else (
+        first, second)
+    sources = [*first.source.split(SOURCE_SEPARATOR), *second.source.split(SOURCE_SEPARATOR)]
+    return replace(
+        winner,
+        source=SOURCE_SEPARATOR.join(dict.fromkeys(s for s in sources if s)),
+        end_line=winner.end_line or other.end_line,
+        category=winner.category or other.category,
+        cwe=winner.cwe or other.cwe,
+        explanation=winner.explanation or other.explanation,
+        exploit_scenario=winner.exploit_scenario or other.exploit_scenario,
+        recommendation=winner.recommendation or other.recommendation,
+        suggestion=winner.suggestion or other.suggestion,
+        confidence=max(winner.confidence, other.confidence),
+    )

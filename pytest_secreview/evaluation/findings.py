@@ -11,7 +11,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..severity import Severity
+from ..severity import Severity, worst_first
 
 __all__ = ["Finding", "FlowStep", "Severity", "fingerprint"]
 
@@ -76,6 +76,7 @@ class Finding:
         """Return a copy whose fingerprint is computed from ``anchor`` (the line's text)."""
         return replace(self, fingerprint=fingerprint(self.rule, self.path, anchor))
 
-    def sort_key(self) -> tuple[int, str, int, str, str]:
+    def sort_key(self) -> tuple[int, str, int, tuple[str, ...]]:
         """Worst first, then by location: the order every output uses."""
-        return (-self.severity.rank, self.path, self.line, self.rule, self.title)
+        return worst_first(self.severity, self.path, self.line, self.rule, self.title,
+                           self.fingerprint)

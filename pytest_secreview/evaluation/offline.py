@@ -20,6 +20,7 @@ from ..rules.loader import find_rule_files
 from ..rules.matcher import PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
+from ..scanners.session import ScannerSession
 from .evaluate import evaluate
 from .files import taint_session, with_flow_targets
 from .findings import Finding
@@ -59,6 +60,7 @@ def review_range(
     head: str = "HEAD",
     rules: Sequence[str] = (),
     rules_from: str = "base",
+    semgrep_configs: Sequence[Path] = (),
     use_taint: bool = True,
 ) -> RangeReview:
     """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``
@@ -71,6 +73,11 @@ def review_range(
     parsed, errors = load_rules(repo, diff.base_sha, rules, rules_from)
     prepared = PreparedDiff(diff.files)
     prepared.index(parsed)
+    scanners = ScannerSession(
+        repo=repo, head_sha=diff.head_sha, base_sha=diff.base_sha,
+        targets=lambda rule: [t.file.path for t in prepared.targets(rule)],
+        semgrep_configs=semgrep_configs,
+    )
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
     taint_failed: dict[str, str] = {}
@@ -78,7 +85,7 @@ def review_range(
     taint = taint_session(repo, diff, parsed) if use_taint else None
     for rule in parsed:
         for target in with_flow_targets(rule, prepared.targets(rule), taint, diff):
-            evaluation = evaluate(target, None, taint=taint)
+            evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(evaluation.findings)
             if taint is not None and taint.not_reviewed(target.file.path):
                 taint_failed[target.file.path] = taint.not_reviewed(target.file.path) or ""

@@ -126,15 +126,25 @@ def flow_evidence(findings: tuple[Finding, ...], boundary: str) -> str:
     )
 
 
-def prompt_tools_instructions(specs: list[dict[str, Any]]) -> str:
-    """Instructions for prompt-based tool use, listing each tool and its JSON schema."""
+def prompt_tools_instructions(
+    specs: list[dict[str, Any]], final_tool: str = "report_findings",
+    final_args: str = '{"findings": []}',
+) -> str:
+    """Instructions for prompt-based tool use, listing each tool and its JSON schema; the
+    review ends with a call to ``final_tool``."""
     listing = "\n".join(
         f"- `{s['name']}`: {s['description']}\n  args: {json.dumps(s['parameters'])}"
         for s in specs
     )
-    return render(load("prompt_tools"), tool_list=listing)
+    return render(load("prompt_tools"), tool_list=listing, final_tool=final_tool,
+                  final_args=final_args)
 
 
-def single_shot_prompt(context: str, boundary: str) -> str:
-    """The last-resort prompt: everything gathered up front, one answer."""
-    return render(load("single_shot"), context=context, boundary=boundary)
+def single_shot_prompt(
+    context: str, boundary: str, final_tool: str = "report_findings",
+    final_args: str = '{"findings": [...]}',
+) -> str:
+    """The last-resort prompt: everything gathered up front, one answer (a ``final_tool``
+    call)."""
+    return render(load("single_shot"), context=context, boundary=boundary,
+                  final_tool=final_tool, final_args=final_args)

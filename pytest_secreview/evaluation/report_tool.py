@@ -5,84 +5,80 @@ A validation error goes back to the model as the tool result so it can correct i
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
-from ..severity import Severity
+from ..severity import Severity, one_line
 from ..tools.redaction import redact, strip_control
 from .findings import Finding
 
-_FINDING_PROPERTIES: dict[str, Any] = {
-    "severity": {"type": "string", "enum": ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"]},
-    "title": {"type": "string", "description": "One line, at most 200 characters."},
-    "path": {"type": "string", "description": "Repository-relative path of the file."},
-    "line": {"type": "integer", "description": "Line in the head revision (1-based)."},
-    "end_line": {"type": "integer", "description": "Last line of the range, if several."},
-    "category": {"type": "string"},
-    "cwe": {"type": "string", "description": "For example CWE-89."},
-    "explanation": {"type": "string", "description": "The data flow from source to sink."},
-    "exploit_scenario": {"type": "string", "description": "What an attacker sends and gets."},
-    "recommendation": {"type": "string", "description": "How to fix it."},
-    "suggestion": {
-        "type": "string",
-        "description": "Replacement code for the reported lines, when the fix is that edit.",
-    },
-    "confidence": {"type": "number", "description": "0..1: how sure you are it is real."},
-}
-
-#: Declared to the model with the repository tools. Written by hand (no $ref, no anyOf) so
-#: every provider's schema dialect accepts it.
-REPORT_FINDINGS = ToolSpec(
-    name="report_findings",
-    description=(
-        "End the review by reporting every confirmed finding (an empty list when none). "
-        "Call exactly once, after investigating."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "findings": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": _FINDING_PROPERTIES,
-                    "required": [
-                        "severity", "title", "path", "line", "explanation", "recommendation",
-                    ],
-                },
-            }
-        },
-        "required": ["findings"],
-    },
-)
+#: Fields of the finding contract the plugin sets itself: a model that echoes them (it saw
+#: the contract, or a deterministic finding, in its prompt) is not wrong, and what it sends is
+#: ignored rather than trusted. They are accepted but not declared to the model.
+PLUGIN_OWNED = ("rule", "source", "fingerprint")
 
 
 class ReportedFinding(BaseModel):
-    """One finding as a model reports it through ``report_findings`` (validated strictly)."""
+    """One finding as a model reports it through ``report_findings``.
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    The one definition of the tool's arguments: the schema declared to the model is derived
+    from it (:data:`REPORT_FINDINGS`) and so is ``schemas/report_findings.schema.json``. The
+    checks that matter are strict (severity, a one-line title, path and line); fields the
+    plugin owns (:data:`PLUGIN_OWNED`) and unknown keys are accepted and dropped, and the
+    unknown ones are recorded in the item's transcript.
+    """
+
+    model_config = ConfigDict(extra="allow", str_strip_whitespace=True,
+                              json_schema_extra={"description": "One confirmed finding."})
 
     severity: Severity
-    title: str = Field(min_length=3, max_length=200)
-    path: str = Field(min_length=1)
-    line: int = Field(ge=1)
-    end_line: int | None = Field(default=None, ge=1)
+    title: str = Field(
+        min_length=3, max_length=200, description="One line, at most 200 characters."
+    )
+    path: str = Field(min_length=1, description="Repository-relative path of the file.")
+    line: int = Field(ge=1, description="Line in the head revision (1-based).")
+    end_line: int | None = Field(
+        default=None, ge=1, description="Last line of the range, if several."
+    )
     category: str | None = None
-    cwe: str | None = None
-    explanation: str = Field(min_length=1)
-    exploit_scenario: str = ""
-    recommendation: str = Field(min_length=1)
-    suggestion: str | None = None
-    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    cwe: str | None = Field(default=None, description="For example CWE-89.")
+    explanation: str = Field(min_length=1, description="The data flow from source to sink.")
+    exploit_scenario: str = Field(default="", description="What an attacker sends and gets.")
+    recommendation: str = Field(min_length=1, description="How to fix it.")
+    suggestion: str | None = Field(
+        default=None,
+        description="Replacement code for the reported lines, when the fix is that edit.",
+    )
+    confidence: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="0..1: how sure you are it is real."
+    )
+    # The plugin sets these; whatever a model sends is accepted and ignored (any type).
+    rule: SkipJsonSchema[Any] = Field(default=None, exclude=True)
+    source: SkipJsonSchema[Any] = Field(default=None, exclude=True)
+    fingerprint: SkipJsonSchema[Any] = Field(default=None, exclude=True)
 
     @field_validator("severity", mode="before")
     @classmethod
     def _upper(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    @field_validator("cwe", mode="before")
+    @classmethod
+    def _cwe_text(cls, value: Any) -> Any:
+        # Models send CWE ids as numbers (89) as often as strings ("CWE-89").
+        return f"CWE-{value}" if isinstance(value, int) and not isinstance(value, bool) else value
 
     @field_validator("title", "path", "category", "cwe")
     @classmethod
@@ -91,13 +87,66 @@ class ReportedFinding(BaseModel):
             raise ValueError("must be a single line without control characters")
         return value
 
+    @model_validator(mode="after")
+    def _range(self) -> ReportedFinding:
+        if self.end_line is not None and self.end_line < self.line:
+            raise ValueError(f"end_line {self.end_line} is before line {self.line}")
+        return self
+
 
 class FindingsReport(BaseModel):
     """The arguments of ``report_findings``: ``{"findings": [...]}``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="allow", json_schema_extra={"description": "Every confirmed finding."}
+    )
 
     findings: list[ReportedFinding]
+
+
+def plain_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (pydantic's JSON Schema) in the plain subset every provider's tool dialect
+    accepts: references inlined, ``X | None`` as ``X``, no titles, defaults or
+    ``additionalProperties``."""
+    defs = schema.get("$defs", {})
+
+    def convert(node: Any) -> Any:
+        if isinstance(node, list):
+            return [convert(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            target = defs[node["$ref"].rsplit("/", 1)[-1]]
+            node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        variants = node.get("anyOf")
+        if isinstance(variants, list):
+            concrete = [v for v in variants if v != {"type": "null"}]
+            if len(concrete) == 1:
+                rest = {k: v for k, v in node.items() if k != "anyOf"}
+                node = {**convert(concrete[0]), **rest}
+        out = {}
+        for key, value in node.items():
+            if key in ("$defs", "title", "default", "additionalProperties"):
+                continue
+            if key == "properties":
+                out[key] = {name: convert(sub) for name, sub in value.items()}
+            else:
+                out[key] = convert(value)
+        return out
+
+    converted: dict[str, Any] = convert(schema)
+    return converted
+
+
+#: Declared to the model with the repository tools; derived from :class:`FindingsReport`.
+REPORT_FINDINGS = ToolSpec(
+    name="report_findings",
+    description=(
+        "End the review by reporting every confirmed finding (an empty list when none). "
+        "Call exactly once, after investigating."
+    ),
+    parameters=plain_schema(FindingsReport.model_json_schema()),
+)
 
 
 def _clean(text: str | None) -> str | None:
@@ -114,10 +163,16 @@ def _normalise_path(path: str) -> str:
 
 def validate_report(
     args: dict[str, Any], *, rule_id: str, source: str, file: FileDiff,
-    known_paths: Collection[str],
+    known_paths: Collection[str], line_count: Callable[[str], int | None] | None = None,
+    ignored: list[str] | None = None,
 ) -> list[Finding]:
     """Turn ``report_findings`` arguments into findings, or raise ``ValueError`` with a
-    message written for the model (it is sent back as the tool result)."""
+    message written for the model (it is sent back as the tool result).
+
+    ``line_count(path)`` is the number of lines of a head file (None when unknown): a line
+    past the end is sent back. Keys the contract does not know are dropped and named in
+    ``ignored`` (``findings.0.note``), so the caller can record them.
+    """
     try:
         report = FindingsReport.model_validate(args)
     except ValidationError as exc:
@@ -126,14 +181,26 @@ def validate_report(
         )
         raise ValueError(f"report_findings arguments are invalid: {problems}. Call "
                          "report_findings again with corrected arguments.") from None
+    if ignored is not None:
+        ignored.extend(one_line(str(k))[:80] for k in (report.model_extra or {}))
     added = {line.number: line.text for line in file.added_lines}
     findings = []
     for i, reported in enumerate(report.findings):
+        if ignored is not None:
+            ignored.extend(f"findings.{i}.{one_line(str(k))[:80]}"
+                           for k in (reported.model_extra or {}))
         path = _normalise_path(reported.path)
         if path not in known_paths:
             raise ValueError(
                 f"findings.{i}.path: {reported.path!r} is not a file of this repository at the "
                 f"head revision; use the repository-relative path such as {file.path!r}"
+            )
+        total = line_count(path) if line_count is not None else None
+        last = reported.end_line or reported.line
+        if total is not None and last > max(total, 1):
+            raise ValueError(
+                f"findings.{i}.line: {path} has {total} lines at the head revision; line "
+                f"{last} is past its end. Report the line the problem is on."
             )
         anchor = added.get(reported.line, reported.title) if path == file.path else reported.title
         finding = Finding(

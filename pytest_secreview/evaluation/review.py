@@ -45,6 +45,8 @@ class ModelReviewer:
         pull_request: PullRequest | None = None,
         max_turns: int = 10,
         max_output_tokens: int = 4096,
+        max_tool_calls: int | None = None,
+        max_tokens: int | None = None,
         temperature: float | None = None,
         prices: Mapping[str, Price] | None = None,
         cache: EvaluationCache | None = None,
@@ -61,6 +63,8 @@ class ModelReviewer:
         self.pull_request = pull_request or PullRequest()
         self.max_turns = max_turns
         self.max_output_tokens = max_output_tokens
+        self.max_tool_calls = max_tool_calls
+        self.max_tokens = max_tokens
         self.temperature = temperature
         self.prices = dict(prices or {})
         self.cache = cache
@@ -75,12 +79,24 @@ class ModelReviewer:
         self._lock = threading.Lock()
         # The head commit's tree, listed once per process and shared by every item's tools.
         self.tree = GitTree(repo, diff.head_sha)
+        self._line_counts: dict[str, int] = {}
 
     @cached_property
     def blobs(self) -> dict[str, str]:
         """Blob id of every file tracked at the head revision (valid ``path`` values for
         findings; the content part of the cache key)."""
         return {path: entry.oid for path, entry in self.tree.entries.items()}
+
+    def line_count(self, path: str) -> int | None:
+        """Lines of a head file (None when it is not a regular file or too big to count)."""
+        entry = self.tree.entries.get(path)
+        if entry is None or entry.kind != "file" or entry.size > _COUNT_LIMIT:
+            return None
+        with self._lock:
+            if path not in self._line_counts:
+                data = self.tree.read_blob(entry, max_bytes=_COUNT_LIMIT)
+                self._line_counts[path] = data.count(b"\n") + (not data.endswith(b"\n"))
+            return self._line_counts[path]
 
     def loop_for(self, target: Target) -> AgentLoop:
         """The loop for the target's rule: its own model when it names one."""
@@ -104,6 +120,7 @@ class ModelReviewer:
             "fallback": self.loop.fallback.model_id if self.loop.fallback else None,
             "max_turns": rule.max_turns or self.max_turns,
             "max_output_tokens": self.max_output_tokens, "temperature": self.temperature,
+            "max_tool_calls": self.max_tool_calls, "max_tokens": self.max_tokens,
         })
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
@@ -161,8 +178,15 @@ class ModelReviewer:
 
         def validate(args: dict[str, Any]) -> list[Finding]:
             source = "model:" + (usage.models[-1] if usage.models else "unknown")
-            return validate_report(args, rule_id=rule.id, source=source, file=target.file,
-                                   known_paths=known)
+            ignored: list[str] = []
+            findings = validate_report(args, rule_id=rule.id, source=source, file=target.file,
+                                       known_paths=known, line_count=self.line_count,
+                                       ignored=ignored)
+            if ignored:  # accepted, not trusted: the log says what the model sent beyond it
+                request.transcript.append({"event": "report_findings", "detail": (
+                    "ignored keys the finding contract does not have: "
+                    + ", ".join(ignored[:20]))})
+            return findings
 
         def single_shot_context() -> str:
             return registry.call("read_file", {"path": target.file.path, "limit": 2000}).text
@@ -181,6 +205,8 @@ class ModelReviewer:
             max_turns=rule.max_turns or self.max_turns,
             max_output_tokens=self.max_output_tokens,
             temperature=self.temperature,
+            max_tool_calls=self.max_tool_calls,
+            max_tokens=self.max_tokens,
         )
         sent = {
             "model": self.loop_for(target).model.model_id,
@@ -196,6 +222,9 @@ class ModelReviewer:
             raise
         return AgentOutput(findings, usage.mode, usage.finish(), tuple(request.transcript), sent)
 
+
+#: Files bigger than this are not read to check a reported line against their length.
+_COUNT_LIMIT = 8 << 20
 
 #: Bumped when the tools' behaviour changes what a review can see; part of the cache key.
 TOOLS_VERSION = "1"

@@ -24,9 +24,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..reporting.markdown import sanitize
+from ..reporting.markdown_text import sanitize
 from .client import GitHubClient, GitHubError
-from .comments import (
+from .comment_state import (
     SUMMARY_MARKER,
     ExistingComment,
     decode_state,

@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .auth import Credential
+from .credential import Credential
 from .http import RetryPolicy, post_json, scrubbed
 from .messages import Message, ModelResponse, ToolSpec
 

@@ -19,7 +19,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 import google.auth.transport
 import httpx
@@ -30,30 +30,6 @@ from .http import shared_client
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 _TOKEN_TIMEOUT = 30.0
 _MAX_REMEMBERED_TOKENS = 8
-
-
-class Credential(Protocol):
-    """What the HTTP layer needs from a credential."""
-
-    @property
-    def hint(self) -> str:
-        """What to check when the provider rejects the credential (names env vars, no secrets)."""
-        ...
-
-    def headers(self) -> dict[str, str]:
-        """Headers that authenticate one request (may fetch or refresh a token)."""
-        ...
-
-    def refresh_after_unauthorized(self, rejected: Mapping[str, str]) -> bool:
-        """Called once after a 401 with the headers that were rejected.
-
-        Returns True when a retry with fresh ``headers()`` is worth making.
-        """
-        ...
-
-    def secrets(self) -> tuple[str, ...]:
-        """Secret values that must never appear in messages."""
-        ...
 
 
 class ApiKey:

@@ -42,7 +42,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .auth import Credential
+    from .credential import Credential
 
 log = logging.getLogger("pytest_secreview.llm")
 

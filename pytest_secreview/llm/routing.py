@@ -35,8 +35,9 @@ from urllib.parse import urlsplit
 from ..errors import ConfigError
 from ._wire import join_url
 from .anthropic import AnthropicModel
-from .auth import ApiKey, Credential, NoCredential, StaticBearerToken, shared_google_credential
+from .auth import ApiKey, NoCredential, StaticBearerToken, shared_google_credential
 from .base import ChatModel, LLMSettings
+from .credential import Credential
 from .gemini import GeminiModel
 from .http import RetryPolicy
 from .openai import OpenAIChatModel

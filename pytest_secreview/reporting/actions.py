@@ -104,9 +104,7 @@ def annotations(report: Report, *, per_kind: int = MAX_ANNOTATIONS_PER_KIND) -> 
     ``per_kind`` of each kind are emitted, since GitHub drops the rest; one ``::notice``
     counts what was left out, and one lists what was not reviewed.
     """
-    findings = sorted(
-        report.findings, key=lambda f: (-f.severity.rank, f.path, f.line, f.rule, f.title)
-    )
+    findings = sorted(report.findings, key=FindingReport.sort_key)
     errors = [f for f in findings if f.severity.at_least(report.fail_on)]
     warnings = [f for f in findings if not f.severity.at_least(report.fail_on)]
     commands = [_finding_command("error", f) for f in errors[:per_kind]]

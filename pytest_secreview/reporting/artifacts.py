@@ -51,14 +51,38 @@ def render_diff(diff: Diff) -> str:
     return "".join(out)
 
 
-class ArtifactWriter:
-    """Writes into one artifacts directory; created on first use."""
+#: Written into an artifacts directory the plugin creates (as pytest does for its cache):
+#: its output is never committed, so a later review never reviews it.
+GITIGNORE = "# created by pytest-secreview: review output, never committed or reviewed\n*\n"
 
-    def __init__(self, root: Path) -> None:
+
+class ArtifactWriter:
+    """Writes into one artifacts directory; created on first use.
+
+    With ``own=True`` the directory is the plugin's: when it creates it (or finds one it
+    wrote before, without the file) it adds a ``.gitignore`` of ``*``. A directory of the
+    team's (``--secreview-artifacts=docs``) is never ignored wholesale.
+    """
+
+    def __init__(self, root: Path, *, own: bool = False) -> None:
         self.root = root
+        self._own = own
+        self._claimed = False
+
+    def _claim(self) -> None:
+        if self._claimed:
+            return
+        created = not self.root.exists()
+        self.root.mkdir(parents=True, exist_ok=True)
+        ignore = self.root / ".gitignore"
+        earlier = (self.root / "diff.patch").is_file() and (self.root / "items").is_dir()
+        if self._own and (created or earlier) and not ignore.exists():
+            ignore.write_text(GITIGNORE, encoding="utf-8")
+        self._claimed = True
 
     def write_text(self, relative: str, text: str) -> Path:
         """Write redacted ``text`` to ``root/relative``."""
+        self._claim()
         path = self.root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(redact(strip_control(text)) if not relative.endswith(".json") else text,

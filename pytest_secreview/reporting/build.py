@@ -30,12 +30,16 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
             nodeid=r.nodeid, rule=r.rule, path=r.path, outcome=r.outcome,  # type: ignore[arg-type]
             reason=r.reason, mode=r.mode, cached=r.cached,
             findings=[Finding.from_json(f) for f in r.findings], usage=r.usage,
+            duration=round(r.duration, 3),
+            risk_evidence=r.risk_evidence, assessments=r.assessments,  # type: ignore[arg-type]
         )
         for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
     ]
+    unreviewed = {r.nodeid: r.not_reviewed for r in summary.items.values() if r.not_reviewed}
     not_reviewed = [
-        NotReviewed(path=i.path, rule=i.rule, reason=i.reason or i.outcome)
-        for i in items if i.outcome in ("skipped", "error")
+        NotReviewed(path=i.path, rule=i.rule,
+                    reason=i.reason or unreviewed.get(i.nodeid) or i.outcome)
+        for i in items if i.outcome in ("skipped", "error") or i.nodeid in unreviewed
     ]
     for file in review.diff.files:
         if file.binary:

@@ -44,8 +44,51 @@ class RuleReport(_Model):
     help: str = ""
 
 
+class EvidenceReport(_Model):
+    """One deterministic risk signal of the change (intent audit)."""
+
+    category: str = Field(description="network, subprocess, filesystem, environment, crypto, "
+                          "auth_removed, ci_workflow, install_hook, dependency, obfuscation")
+    signal: str = Field(description="What was recognised, e.g. 'HTTP client call'.")
+    path: str
+    line: int = Field(description="Head-revision line; 0 for a signal of the whole file.")
+    side: Literal["added", "removed"] | None = None
+    text: str = Field(description="The matched text, redacted and cut to one short line.")
+
+
+class RiskEvidenceReport(_Model):
+    """Deterministic evidence from the diff alone: the same on every run, no model involved."""
+
+    categories: list[str]
+    counts: dict[str, int] = Field(description="Matches per category, over all matches.")
+    items: list[EvidenceReport]
+    truncated: int = Field(0, description="Matches not listed in items (caps).")
+
+
+class CitedEvidence(_Model):
+    """A place a model cites for its verdict."""
+
+    path: str
+    line: int
+    category: str | None = None
+    explanation: str
+
+
+class AssessmentReport(_Model):
+    """One model's judgment of the change, apart from the deterministic evidence."""
+
+    provider: str
+    model: str
+    verdict: Literal["MATCH", "SUSPICIOUS", "LIE", "ERROR"]
+    summary: str = Field("", description="The model's reasoning, capped at 2,000 characters.")
+    evidence: list[CitedEvidence] = Field(default_factory=list)
+    usage: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = Field(None, description="Why there is no real verdict (ERROR).")
+
+
 class ItemReport(_Model):
-    """One pytest item: a rule applied to a changed file."""
+    """One pytest item: a rule applied to a changed file (or, for the intent audit, to the
+    whole pull request: ``path`` is ``(pull request)``)."""
 
     nodeid: str
     rule: str | None
@@ -56,6 +99,12 @@ class ItemReport(_Model):
     cached: bool = False
     findings: list[FindingReport] = Field(default_factory=list)
     usage: dict[str, Any] = Field(default_factory=dict)
+    duration: float | None = Field(
+        default=None, description="Seconds the item took (setup and call), when known.")
+    risk_evidence: RiskEvidenceReport | None = Field(
+        None, description="Intent audit: deterministic evidence (trust the math alone here).")
+    assessments: list[AssessmentReport] = Field(
+        default_factory=list, description="Intent audit: one judgment per model.")
 
 
 class NotReviewed(_Model):

@@ -11,11 +11,14 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..diff.model import Diff
 from ..github.client import GitHubClient
 from ..github.context import PullRequest, pull_request_from_env
+from ..options import Settings
 from ..state import ReviewState
 from .artifacts import ArtifactWriter, dump_json
 from .build import build_report
+from .merge import DURATIONS_NAME, write_durations
 from .model import Report
 from .summary import Summary
 
@@ -39,13 +42,12 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
     root = invocation / settings.artifacts
     report_dir = invocation / settings.report if settings.report else root / "report"
     try:
-        writer = ArtifactWriter(root)
+        writer = ArtifactWriter(root, own=True)
         writer.write_inputs(review.diff, review.rule_files.sources)
         for nodeid, result in sorted(summary.items.items()):
             if result.artifact is not None:
                 writer.write_item(nodeid, result.artifact, result.outcome)
-        report_json = dump_json(report.model_dump(mode="json"))
-        ArtifactWriter(report_dir).write_text("summary.json", report_json)
+        write_summary_json(report, report_dir)
     except OSError as exc:
         # The items' outcomes stand; the terminal says what could not be written.
         lines.append(f"report and artifacts not written: {exc}")
@@ -56,22 +58,30 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
     if progress is not None:
         lines.extend(f"progress comment: {w}" for w in progress.comment.warnings)
     try:
-        _deliver_rich(review, report, pr, report_dir, env, lines)
+        deliver_rich(report, settings=settings, invocation=invocation, diff=review.diff, pr=pr,
+                     report_dir=report_dir, env=env, lines=lines)
     except OSError as exc:
         lines.append(f"output not written: {exc}")
     return report, lines
 
 
-def _deliver_rich(review: ReviewState, report: Report, pr: PullRequest, report_dir: Path,
-                  env: Mapping[str, str], lines: list[str]) -> None:
-    """Markdown, SARIF, GitHub Actions and the PR comment."""
-    from ..github.comments import commentable_from_diff, publish
+def write_summary_json(report: Report, report_dir: Path) -> None:
+    """``summary.json`` and the items' durations (pytest-split's format, for sharding)."""
+    ArtifactWriter(report_dir).write_text("summary.json", dump_json(report.model_dump(mode="json")))
+    write_durations(report, report_dir / DURATIONS_NAME)
+
+
+def deliver_rich(report: Report, *, settings: Settings, invocation: Path, diff: Diff | None,
+                 pr: PullRequest, report_dir: Path, env: Mapping[str, str],
+                 lines: list[str]) -> None:
+    """Markdown, SARIF, GitHub Actions and the PR comment. ``diff`` tells which lines an
+    inline comment may be placed on (None: summary comment only)."""
+    from ..github.comments import publish
+    from ..github.inline import commentable_from_diff
     from .actions import STEP_SUMMARY_LIMIT, annotations, in_github_actions, write_step_summary
     from .markdown import to_markdown
     from .sarif import write_sarif
 
-    settings = review.settings
-    invocation = review.config.invocation_params.dir
     link_base = _link_base(pr, env)
     # The file and the step summary allow far more than a PR comment (which publish() fits
     # into GitHub's 65,536 characters itself).
@@ -90,7 +100,7 @@ def _deliver_rich(review: ReviewState, report: Report, pr: PullRequest, report_d
     mode = settings.comment or ("summary" if pr.can_call_api else "off")
     if mode == "off":
         return
-    client = github_client(review, pr)
+    client = github_client(settings, invocation, pr)
     if client is None:
         lines.append(f"PR comment ({mode}) not posted: needs SECREVIEW_GITHUB_TOKEN or "
                      "GITHUB_TOKEN (or --secreview-dry-run), the repository and the PR number "
@@ -98,18 +108,18 @@ def _deliver_rich(review: ReviewState, report: Report, pr: PullRequest, report_d
                      "a valid GITHUB_API_URL")
         return
     result = publish(report, pr, mode=mode, client=client,  # type: ignore[arg-type]
-                     commentable=commentable_from_diff(review.diff), link_base=link_base)
+                     commentable=commentable_from_diff(diff) if diff is not None else {},
+                     link_base=link_base)
     lines.extend(result.lines)
 
 
-def github_client(review: ReviewState, pr: PullRequest) -> GitHubClient | None:
+def github_client(settings: Settings, invocation: Path, pr: PullRequest
+                  ) -> GitHubClient | None:
     """A client for the PR when it can be used (a token, or --secreview-dry-run)."""
     from ..github.client import GitHubClient, GitHubError
 
-    settings = review.settings
     if not (pr.repository and pr.number and (pr.token or settings.dry_run)):
         return None
-    invocation = review.config.invocation_params.dir
     dry_run = (invocation / settings.artifacts / "github-requests") if settings.dry_run else None
     try:
         return GitHubClient(pr.api_url, pr.token, dry_run_dir=dry_run)

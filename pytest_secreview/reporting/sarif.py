@@ -385,10 +385,7 @@ def to_sarif(
     across CI jobs, or ``None`` to let ``upload-sarif`` derive it from the workflow and matrix.
     """
     root = _root_uri(repo_root_uri)
-    findings = sorted(
-        report.findings,
-        key=lambda f: (-f.severity.rank, f.path, f.line, f.rule, f.title, f.fingerprint),
-    )
+    findings = sorted(report.findings, key=FindingReport.sort_key)
     rule_reports = {r.id: r for r in report.rules}
     missing: dict[str, list[FindingReport]] = {}
     for f in findings:

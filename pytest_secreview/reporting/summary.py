@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from ..severity import Severity
+from ..severity import Severity, worst_first
+from ..unreviewed import NOT_REVIEWED_PROPERTY
 
 
 @dataclass
@@ -32,6 +33,12 @@ class ItemResult:
     mode: str | None = None
     cached: bool = False
     artifact: dict[str, Any] | None = None
+    #: Why part of the item's review could not run (``--secreview-unreviewed`` decided its
+    #: outcome); None when it was fully evaluated.
+    not_reviewed: str | None = None
+    duration: float = 0.0  # seconds over every phase
+    risk_evidence: dict[str, Any] | None = None  # the intent audit's, apart from judgment
+    assessments: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(eq=False)  # registered as a pluggy plugin, which must be hashable
@@ -54,6 +61,7 @@ class Summary:
             result = ItemResult(report.nodeid, props.get("secreview_rule"),
                                 props["secreview_path"])
             self.items[report.nodeid] = result
+        result.duration += report.duration
         artifact = getattr(report, "secreview_artifact", None)
         if isinstance(artifact, dict):
             result.artifact = artifact
@@ -62,6 +70,11 @@ class Summary:
             result.usage = json.loads(props.get("secreview_usage", "{}"))
             result.mode = props.get("secreview_mode")
             result.cached = props.get("secreview_cached") == "true"
+        if NOT_REVIEWED_PROPERTY in props:
+            result.not_reviewed = props[NOT_REVIEWED_PROPERTY]
+        if "secreview_risk_evidence" in props:
+            result.risk_evidence = json.loads(props["secreview_risk_evidence"])
+            result.assessments = json.loads(props.get("secreview_assessments", "[]"))
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)
@@ -97,8 +110,9 @@ class Summary:
     def findings(self) -> list[dict[str, Any]]:
         """Every finding of every item, worst first, then by location."""
         every = [f for r in self.items.values() for f in r.findings]
-        return sorted(every, key=lambda f: (-Severity(f["severity"]).rank, f["path"],
-                                            f["line"], f["rule"]))
+        return sorted(every, key=lambda f: worst_first(Severity(f["severity"]), f["path"],
+                                                       f["line"], f["rule"], f["title"],
+                                                       f.get("fingerprint", "")))
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

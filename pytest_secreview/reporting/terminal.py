@@ -8,17 +8,24 @@ from _pytest.terminal import TerminalReporter
 
 from ..severity import Severity, one_line
 from ..state import ReviewState
-from .summary import Summary
+from .summary import ItemResult, Summary
 
 #: Findings listed one per line in the terminal; the rest are in the report files.
 MAX_LISTED = 30
+#: Items listed under one "not reviewed" reason; the rest are counted.
+MAX_PER_REASON = 10
 
 
 def write_summary(
-    tr: TerminalReporter, review: ReviewState, summary: Summary, outputs: list[str]
+    tr: TerminalReporter, review: ReviewState, summary: Summary, outputs: list[str],
+    collected: int = 0,
 ) -> None:
-    """Write the ``secreview`` section of pytest's terminal summary."""
+    """Write the ``secreview`` section of pytest's terminal summary. ``collected`` is the
+    number of review items selected (what ``--collect-only`` reports)."""
     tr.section("secreview", sep="=", bold=True)
+    # What the pull request changed in pytest's own configuration comes first.
+    for warning in review.warnings:
+        tr.line(f"WARNING: {one_line(warning)}", red=True, bold=True)
     diff = review.diff
     files = diff.files
     tr.line(
@@ -28,6 +35,12 @@ def write_summary(
     origin = "base revision" if review.settings.rules_from == "base" else "head revision"
     tr.line(f"rules: {len(review.rule_files.sources)} rule file(s) (repository rules read "
             f"from the {origin}); fail on {review.settings.fail_on.value} and above")
+    if tr.config.option.collectonly:
+        # Nothing was evaluated: neither "nothing to review" nor outcomes that never happened.
+        tr.line(f"collected {collected} item(s), not evaluated (--collect-only)", yellow=True)
+        for note in review.rule_files.notes:
+            tr.line(f"note: {note}", yellow=True)
+        return
     counts = summary.outcomes()
     tr.line("items: " + ", ".join(
         f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "skipped", "error")
@@ -56,21 +69,7 @@ def write_summary(
             f"{usage['output_tokens']} output tokens ({usage['reasoning_tokens']} reasoning), "
             f"estimated cost {cost}"
         )
-    skipped: dict[str, list[str]] = defaultdict(list)
-    errors: dict[str, list[str]] = defaultdict(list)
-    for result in summary.items.values():
-        label = result.rule or result.path
-        if result.outcome == "skipped":
-            skipped[result.reason or "skipped"].append(label)
-        elif result.outcome == "error":
-            errors[result.reason or "error"].append(label)
-    for title, groups in (("skipped (not reviewed)", skipped), ("errors", errors)):
-        if groups:
-            tr.line(f"{title}:", yellow=title.startswith("skipped"), red=title == "errors")
-            for reason, labels in sorted(groups.items()):
-                names = ", ".join(sorted(set(labels)))
-                tr.line(f"  {len(labels)} x {one_line(reason)}")
-                tr.line(f"      {one_line(names)}")
+    _write_unreviewed(tr, summary, review.settings.unreviewed)
     left_out = {
         "binary": sum(1 for f in files if f.binary),
         "deleted": sum(1 for f in files if f.kind.value == "deleted" and not f.binary),
@@ -83,6 +82,65 @@ def write_summary(
     for line in outputs:
         tr.line(one_line(line))
     for note in review.rule_files.notes:
-        tr.line(f"note: {note}", yellow=True)
-    if not summary.items and not tr.stats.get("error"):
+        if note not in review.warnings:
+            tr.line(f"note: {note}", yellow=True)
+    if review.deselected or (review.selection and not summary.items):
+        given = " ".join(f"{k}={v!r}" for k, v in sorted(review.selection.items()))
+        tr.line(f"{review.deselected} review item(s) deselected ({given or 'selection options'})"
+                ": they were not reviewed", yellow=True, bold=True)
+    elif not summary.items and not tr.stats.get("error"):
         tr.line("nothing to review: no rule matched the changes in this range", green=True)
+
+
+def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> None:
+    """Skipped, errored and failed items that were not fully reviewed (under
+    ``--secreview-unreviewed=fail``, or failed by their findings anyway), grouped by reason:
+    each reason once, then one line per item saying what its deterministic checks found, so
+    a skipped item with findings below the threshold is not mistaken for a clean one."""
+    groups: dict[tuple[str, str], list[ItemResult]] = defaultdict(list)
+    for result in summary.items.values():
+        if result.outcome == "skipped":
+            groups[("skipped", result.not_reviewed or result.reason or "skipped")].append(result)
+        elif result.outcome == "error":
+            groups[("error", result.reason or "error")].append(result)
+        elif result.outcome == "failed" and result.not_reviewed:
+            groups[("failed", result.not_reviewed)].append(result)
+    titles = {
+        "skipped": ("skipped (not reviewed):", {"yellow": True}),
+        "failed": ("failed, and not fully reviewed:", {"red": True}),
+        "error": ("errors:", {"red": True}),
+    }
+    for kind, (title, markup) in titles.items():
+        reasons = sorted((reason, items) for (k, reason), items in groups.items() if k == kind)
+        if not reasons:
+            continue
+        tr.line(title, **markup)
+        for reason, items in reasons:
+            tr.line(f"  {len(items)} x {one_line(reason)}")
+            ordered = sorted(items, key=lambda r: r.nodeid)
+            for result in ordered[:MAX_PER_REASON]:
+                tr.line(f"      {_label(result)}{_findings_note(result)}")
+            if len(ordered) > MAX_PER_REASON:
+                tr.line(f"      ... and {len(ordered) - MAX_PER_REASON} more in the report")
+    unreviewed = sum(len(items) for (kind, _), items in groups.items() if kind == "skipped")
+    if unreviewed and policy == "warn":
+        tr.line(
+            f"warning: {unreviewed} item(s) could not be fully reviewed and were skipped; a skip "
+            "is not a pass. Use --secreview-unreviewed=fail (recommended for CI) to fail them",
+            yellow=True, bold=True,
+        )
+
+
+def _label(result: ItemResult) -> str:
+    path = one_line(result.path)
+    return f"{one_line(result.rule)}[{path}]" if result.rule else path
+
+
+def _findings_note(result: ItemResult) -> str:
+    """`` (2 deterministic finding(s), worst HIGH)`` for an item whose checks found something."""
+    found = [f for f in result.findings
+             if any(not s.startswith("model:") for s in str(f.get("source", "")).split("+"))]
+    if not found:
+        return ""
+    worst = max((Severity(f["severity"]) for f in found), key=lambda s: s.rank)
+    return f"  ({len(found)} deterministic finding(s), worst {worst.value})"

@@ -49,8 +49,11 @@ def _md_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*.md") if p.is_file())
 
 
-def _read_from_revision(repo: Path, revision: str, rel: str) -> dict[str, bytes]:
-    """Every ``*.md`` blob under ``rel`` at ``revision``, read with one ``cat-file --batch``."""
+def _read_from_revision(
+    repo: Path, revision: str, rel: str, suffixes: tuple[str, ...] = (".md",)
+) -> dict[str, bytes]:
+    """Every blob under ``rel`` at ``revision`` whose name ends with one of ``suffixes``
+    (rule files by default), read with one ``cat-file --batch``."""
     listing = run_git(repo, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options",
                       revision, "--", rel).stdout
     entries: list[tuple[str, str]] = []
@@ -61,7 +64,7 @@ def _read_from_revision(repo: Path, revision: str, rel: str) -> dict[str, bytes]
         mode, kind, sha = meta.decode().split()
         path = name.decode("utf-8", "surrogateescape")
         # A rule is a regular file; a symlink blob would point the loader somewhere else.
-        if kind == "blob" and mode in {"100644", "100755"} and path.endswith(".md"):
+        if kind == "blob" and mode in {"100644", "100755"} and path.endswith(suffixes):
             entries.append((path, sha))
     if not entries:
         return {}

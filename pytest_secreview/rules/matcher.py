@@ -141,7 +141,9 @@ class PreparedDiff:
         self._hits = [[_scan(h, added, removed) for h in file.hunks] for file in self.files]
 
     def targets(self, rule: Rule) -> list[Target]:
-        """Every target of ``rule``, sorted by path."""
+        """Every target of ``rule``, sorted by path (none for a pull-request-scoped rule)."""
+        if rule.scope != "file":
+            return []
         if id(rule) not in self._checks:
             self.index([*(c.rule for c in self._checks.values()), rule])
         check = self._checks[id(rule)]

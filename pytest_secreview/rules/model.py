@@ -11,10 +11,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..analysis.spec import TaintSpec
 from ..evaluation.findings import Severity
+from ..scanners.spec import check_args
 from .regex import SafePattern
 from .taint import TaintSection
 
@@ -74,6 +75,37 @@ class DetectPattern(_Strict):
         return value.upper() if isinstance(value, str) else value
 
 
+# -- scanner: an external scanner run as (part of) the rule --------------------------------
+
+
+class ScannerSpec(_Strict):
+    """``scanner:``: an external scanner whose results on the added lines are findings of
+    this rule (see ``pytest_secreview/scanners``)."""
+
+    name: Literal["bandit", "semgrep"] = Field(description="Which scanner to run.")
+    args: list[str] = Field(
+        default_factory=list,
+        description="Extra command-line arguments, from the scanner's allow-list (e.g. "
+        "bandit's --severity-level medium, semgrep's --severity ERROR).",
+    )
+
+    @model_validator(mode="after")
+    def _allowed(self) -> ScannerSpec:
+        check_args(self.name, self.args)
+        return self
+
+
+@dataclass(frozen=True)
+class ScannerUse:
+    """A rule's validated ``scanner:`` key."""
+
+    name: str
+    args: tuple[str, ...] = ()
+
+
+# ------------------------------------------------------------------------------------------
+
+
 class RuleFrontmatter(_Strict):
     """The YAML frontmatter of a rule file. Unknown keys are an error."""
 
@@ -92,6 +124,10 @@ class RuleFrontmatter(_Strict):
         default=None, description="Dataflow: sources, sinks, sanitizers (see the README).")
     model: str | None = None
     max_turns: int | None = Field(default=None, ge=1, le=100)
+    scope: Literal["file", "pull_request"] = Field(
+        default="file", description="file: one item per matching changed file; pull_request: "
+        "one item for the whole change (the intent audit, pytest_secreview.audit)")
+    scanner: ScannerSpec | None = None
 
     @field_validator("severity", mode="before")
     @classmethod
@@ -137,6 +173,8 @@ class Rule:
     comment_template: str | None = None
     model: str | None = None
     max_turns: int | None = None
+    scope: str = "file"  # "pull_request": one item per change, not per file (see audit/)
+    scanner: ScannerUse | None = None
 
     @property
     def needs_model(self) -> bool:

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import RuleError
-from .model import Detect, Rule, RuleFrontmatter, content_sha, split_body
+from .model import Detect, Rule, RuleFrontmatter, ScannerUse, content_sha, split_body
 from .regex import SafePattern
 from .taint import compile_taint
 
@@ -69,16 +69,22 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         raise RuleError(source, f"invalid YAML{where}: {problem}") from None
     if not isinstance(data, dict):
         raise RuleError(source, "the frontmatter must be a YAML mapping of keys to values")
+    # Every problem at once, so a rule author fixes the file in one go: the key errors and
+    # the patterns that do not compile.
+    bad = _bad_patterns(data)
     try:
         front = RuleFrontmatter.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"]) or None
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key; see schemas/rule.schema.json for the keys a rule may have"
-        extra = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
-        raise RuleError(source, f"{msg}; got {err.get('input')!r}{extra}", key=key) from None
+        problems: list[tuple[str | None, str]] = []
+        for err in exc.errors():
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden":
+                msg = "unknown key; see schemas/rule.schema.json for the keys a rule may have"
+            key = ".".join(str(p) for p in err["loc"]) or None
+            problems.append((key, f"{msg}; got {err.get('input')!r}"))
+        raise _all_problems(source, problems + bad) from None
+    if bad:
+        raise _all_problems(source, bad)
     rule_id = front.id or PurePosixPath(source).stem
     instructions, template = split_body(body)
     return Rule(
@@ -114,7 +120,10 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         taint=compile_taint(rule_id, front.cwe, front.severity, front.taint)
         if front.taint is not None else None,
         model=front.model,
+        scope=front.scope,
         max_turns=front.max_turns,
+        scanner=(ScannerUse(front.scanner.name, tuple(front.scanner.args))
+                 if front.scanner is not None else None),
     )
 
 
@@ -127,3 +136,40 @@ def _compile(source: str, key: str, patterns: list[str]) -> tuple[SafePattern, .
             where = key if key.startswith("detect") else f"{key}.{i}"
             raise RuleError(source, str(exc), key=where) from None
     return tuple(compiled)
+
+
+def _bad_patterns(data: dict[Any, Any]) -> list[tuple[str | None, str]]:
+    """``(key, problem)`` for every pattern string of the frontmatter that does not compile
+    (read from the raw mapping, so they are found even when other keys are invalid)."""
+    keyed: list[tuple[str, object]] = []
+    grep = data.get("grep")
+    if isinstance(grep, dict):
+        for part in ("all", "any", "removed"):
+            patterns = grep.get(part)
+            if isinstance(patterns, list):
+                keyed += [(f"grep.{part}.{i}", p) for i, p in enumerate(patterns)]
+    detects = data.get("detect")
+    if isinstance(detects, list):
+        for i, detect in enumerate(detects):
+            if isinstance(detect, dict):
+                keyed += [(f"detect.{i}.{k}", detect.get(k)) for k in ("pattern", "unless")]
+    problems: list[tuple[str | None, str]] = []
+    for key, pattern in keyed:
+        if not isinstance(pattern, str):
+            continue  # a missing or mistyped pattern is the schema's problem to report
+        try:
+            SafePattern(pattern)
+        except ValueError as exc:
+            problems.append((key, str(exc)))
+    return problems
+
+
+def _all_problems(source: str, problems: list[tuple[str | None, str]]) -> RuleError:
+    """One problem reads as before (``path: key 'k': problem``); several are listed, one a
+    line, each with its key."""
+    if len(problems) == 1:
+        key, message = problems[0]
+        return RuleError(source, message, key=key)
+    listed = "\n".join(f"  - key {key!r}: {message}" if key else f"  - {message}"
+                       for key, message in problems)
+    return RuleError(source, f"{len(problems)} problems:\n{listed}")

@@ -22,3 +22,12 @@ def convert():
     os.system("clear")
     # ok: command-injection
     subprocess.run("echo 'done'", shell=True)
+
+
+def ping():
+    # ruleid: command-injection
+    os.system("ping -c1 " + request.args["host"])
+    # ruleid: command-injection
+    subprocess.run(f"ping -c1 {request.args['host']}", shell=True)
+    # ok: command-injection
+    subprocess.run(["ping", "-c1", "--", request.args["host"]], check=True)

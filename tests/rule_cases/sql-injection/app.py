@@ -29,6 +29,16 @@ def find_orders(owner):
     return rows
 
 
+def lookup(cursor):
+    # ruleid: sql-injection
+    cursor.execute(f"SELECT * FROM users WHERE id = {request.args['id']}")
+    # ruleid: sql-injection
+    cursor.execute("SELECT * FROM users WHERE id = " + request.args["id"])
+    # ok: sql-injection
+    cursor.execute("SELECT * FROM users WHERE id = %s", (request.args["id"],))
+    return cursor.fetchall()
+
+
 def search(cursor):
     # match: sql-injection
     query = "SELECT * FROM users WHERE id = " + request.args["id"]

@@ -22,5 +22,9 @@ export async function findUser(req: Request) {
   const f = await knex("users").whereRaw(`name = '${name}'`);
   // ok: sql-injection
   const g = await knex("users").whereRaw("name = ?", [name]);
-  return [a, b, c, d, e, f, g];
+  // ruleid: sql-injection
+  const h = await pool.query(`SELECT * FROM users WHERE id = ${req.query.id}`);
+  // ok: sql-injection
+  const i = await pool.query("SELECT * FROM users WHERE id = $1", [req.query.id]);
+  return [a, b, c, d, e, f, g, h, i];
 }

@@ -1,0 +1,203 @@
+"""The ``intent`` item: one per pull request for each pull-request-scoped rule (the bundled
+``rules/intent.md``). Setup computes the risk evidence and asks the model for a verdict; the
+call phase judges it like any other item: MATCH passes, LIE fails, SUSPICIOUS fails or warns
+by ``--secreview-intent-gate``, ERROR is an error. With no model the evidence is still
+reported and the item is unreviewed: skipped with that reason, or failed under
+``--secreview-unreviewed=fail``.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from _pytest._code.code import ExceptionInfo, TerminalRepr
+
+from ..errors import EvaluationError
+from ..rules.model import Rule
+from ..severity import one_line
+from ..unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
+from .evidence import RiskEvidence, collect_evidence
+from .verdict import DEFAULT_GATE, Assessment, Decision, IntentGate, decide
+
+if TYPE_CHECKING:
+    from ..state import ReviewState
+
+#: The ``path`` of an item that judges the whole change.
+PR_PATH = "(pull request)"
+
+_NO_MODEL = (
+    "intent audit needs a model and none is configured; the risk evidence is in the JSON "
+    "report (risk_evidence). Set --secreview-model to have it judged"
+)
+
+
+class IntentWarning(pytest.PytestWarning):
+    """A SUSPICIOUS verdict under ``--secreview-intent-gate=lie``: reported, not failed."""
+
+
+class IntentFailure(Exception):
+    """Raised by ``runtest`` when the verdict fails the item."""
+
+    def __init__(self, assessment: Assessment, evidence: RiskEvidence) -> None:
+        super().__init__(f"intent verdict {assessment.verdict.value}")
+        self.assessment = assessment
+        self.evidence = evidence
+
+
+def _categories(evidence: RiskEvidence) -> str:
+    return ", ".join(f"{name} ({count})" for name, count in evidence.counts) or "none"
+
+
+def format_assessment(assessment: Assessment, evidence: RiskEvidence) -> str:
+    """The verdict, the model's reasoning and cited places, then the deterministic evidence."""
+    lines = [f"intent verdict {assessment.verdict.value} from {assessment.model}",
+             *(f"    {one_line(t)}" for t in assessment.summary.splitlines() if t.strip())]
+    for cited in assessment.evidence:
+        category = f" [{cited.category.value}]" if cited.category else ""
+        lines.append(f"  {one_line(cited.path)}:{cited.line}{category} "
+                     f"{one_line(cited.explanation)}")
+    lines += ["", f"risk evidence (deterministic): {_categories(evidence)}"]
+    lines += [f"  {one_line(item.describe())}" for item in evidence.items[:20]]
+    if len(evidence.items) > 20 or evidence.truncated:
+        lines.append("  (the JSON report lists the rest)")
+    return "\n".join(lines)
+
+
+class IntentItem(pytest.Item):
+    """Does the change do what its author says? One per pull request."""
+
+    def __init__(self, *, rule: Rule, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rule = rule
+        self.add_marker(pytest.mark.secreview)
+        self.user_properties.append(("secreview_rule", rule.id))
+        self.user_properties.append(("secreview_path", PR_PATH))
+        self.decision: Decision | None = None
+        self.assessment: Assessment | None = None
+        self.evidence: RiskEvidence | None = None
+        self.not_reviewed: tuple[str, str] | None = None  # (why, skip message)
+
+    @property
+    def review(self) -> ReviewState:
+        from ..state import REVIEW_KEY
+
+        return self.config.stash[REVIEW_KEY]
+
+    def setup(self) -> None:
+        from ..evaluation.review import ModelReviewer
+
+        review = self.review
+        evidence = self.evidence = collect_evidence(review.diff)
+        reviewer = review.agent
+        if not isinstance(reviewer, ModelReviewer):
+            self._record(evidence, None, mode="deterministic", not_reviewed=_NO_MODEL)
+            self._unreviewed(_NO_MODEL, f"{_NO_MODEL}; signals: {_categories(evidence)}")
+            return
+        from .review import assess_intent
+        from .statement import Statement, commit_messages
+
+        pr = reviewer.pull_request
+        messages, omitted = commit_messages(review.repo, review.diff.base_sha,
+                                            review.diff.head_sha)
+        statement = Statement.build(pr.title, pr.body, messages, omitted)
+        assessment = self.assessment = assess_intent(reviewer, self.rule, evidence, statement)
+        gate: IntentGate = "lie" if review.settings.intent_gate == "lie" else DEFAULT_GATE
+        self.decision = decide(assessment.verdict, gate)
+        error = assessment.error or (
+            "the model answered ERROR: it could not judge the change"
+            if self.decision == "error" else None)
+        self._record(evidence, assessment, mode=str(assessment.usage.get("mode") or "error"),
+                     error=error, statement=statement.to_json())
+        if error is not None:
+            if review.settings.on_error == "skip":
+                reason = f"not reviewed (--secreview-on-error=skip): {error}"
+                self._unreviewed(reason, reason)
+                return
+            raise EvaluationError(error)
+
+    def _unreviewed(self, why: str, message: str) -> None:
+        # Judged in runtest by --secreview-unreviewed, like every item that was not evaluated.
+        self.not_reviewed = (why, message)
+        self.user_properties.append((NOT_REVIEWED_PROPERTY, why))
+
+    def _record(self, evidence: RiskEvidence, assessment: Assessment | None, *, mode: str,
+                not_reviewed: str | None = None, error: str | None = None,
+                statement: dict[str, Any] | None = None) -> None:
+        from ..state import ARTIFACT_KEY
+
+        assessments = [assessment.to_json()] if assessment is not None else []
+        usage = dict(assessment.usage) if assessment is not None else {}
+        data: dict[str, Any] = {
+            "rule": self.rule.id, "path": PR_PATH, "findings": [], "mode": mode,
+            "usage": usage, "not_reviewed": not_reviewed, "cached": False, "error": error,
+            "verdict": assessment.verdict.value if assessment is not None else None,
+            "risk_evidence": evidence.to_json(), "assessments": assessments,
+        }
+        self.review.metadata[self.nodeid] = data
+        rule = self.rule
+        self.stash[ARTIFACT_KEY] = {
+            "task": {"nodeid": self.nodeid, "path": PR_PATH, "statement": statement,
+                     "rule": {"id": rule.id, "title": rule.title, "source": rule.source,
+                              "severity": rule.severity.value,
+                              "content_sha256": rule.content_sha}},
+            "evaluation": data,
+        }
+        for key, value in (
+            ("secreview_findings", "[]"),
+            ("secreview_usage", json.dumps(usage, sort_keys=True)),
+            ("secreview_mode", mode),
+            ("secreview_cached", "false"),
+            ("secreview_risk_evidence", json.dumps(evidence.to_json(), sort_keys=True)),
+            ("secreview_assessments", json.dumps(assessments, sort_keys=True)),
+        ):
+            self.user_properties.append((key, value))
+
+    def runtest(self) -> None:
+        if self.not_reviewed is not None:
+            why, message = self.not_reviewed
+            judge_unreviewed(self.review.settings.unreviewed, why=why, skip_message=message,
+                             what="the intent audit of the pull request")
+        assert self.assessment is not None and self.evidence is not None
+        if self.decision == "fail":
+            raise IntentFailure(self.assessment, self.evidence)
+        if self.decision == "warn":
+            warnings.warn(IntentWarning(
+                "SUSPICIOUS (not failed: --secreview-intent-gate=lie)\n"
+                + format_assessment(self.assessment, self.evidence)), stacklevel=1)
+
+    def repr_failure(
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        exc = excinfo.value
+        if isinstance(exc, UnreviewedFailure):
+            return exc.message
+        if isinstance(exc, IntentFailure):
+            return ("the change does not do (only) what its description says\n\n"
+                    + format_assessment(exc.assessment, exc.evidence))
+        return super().repr_failure(excinfo)
+
+    def _repr_failure_py(  # type: ignore[override]
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, EvaluationError):
+            return f"intent audit could not be completed: {excinfo.value}"
+        return super()._repr_failure_py(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path(self.rule.source), 0, f"{self.rule.id}: {self.rule.title} [{PR_PATH}]"
+
+
+def intent_items(session: pytest.Session, review: ReviewState) -> Sequence[IntentItem]:
+    """One item per pull-request-scoped rule, when the change has any file at all."""
+    if not review.diff.files:
+        return []
+    return [
+        IntentItem.from_parent(session, name=rule.id, nodeid=f"{rule.source}::{rule.id}",
+                               rule=rule)
+        for rule in review.rules if rule.scope == "pull_request"
+    ]

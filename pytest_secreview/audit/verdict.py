@@ -1,0 +1,171 @@
+"""The intent audit's verdict: the ``report_verdict`` tool the model ends with, the validation
+of its arguments, one model's :class:`Assessment`, and what a verdict means for the item under
+``--secreview-intent-gate``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..llm.messages import ToolSpec
+from ..tools.redaction import redact, strip_control
+from .signals import Category
+
+
+class Verdict(StrEnum):
+    """Does the change do what its author says it does?"""
+
+    MATCH = "MATCH"  # the change is what the description says
+    SUSPICIOUS = "SUSPICIOUS"  # it does more or other than described, or risky undisclosed
+    LIE = "LIE"  # the description is contradicted by what the change does
+    ERROR = "ERROR"  # the model could not judge (never a pass)
+
+
+#: Characters of the model's reasoning kept in reports and messages.
+MAX_SUMMARY_CHARS = 2000
+
+REPORT_VERDICT = ToolSpec(
+    name="report_verdict",
+    description=(
+        "End the audit: say whether the change matches its stated intent (title, description, "
+        "commit messages), with the evidence. Call exactly once, after investigating."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "verdict": {
+                "type": "string",
+                "enum": [v.value for v in Verdict],
+                "description": "MATCH: the change is what it says. SUSPICIOUS: it does "
+                "undisclosed risky things. LIE: what it does contradicts what it says. "
+                "ERROR: you could not judge.",
+            },
+            "summary": {
+                "type": "string",
+                "description": "Two to five sentences: what the change says, what it does, "
+                "and why that is the verdict.",
+            },
+            "evidence": {
+                "type": "array",
+                "description": "The places that decide the verdict (empty for MATCH if none).",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string"},
+                        "line": {"type": "integer"},
+                        "category": {"type": "string", "enum": [c.value for c in Category]},
+                        "explanation": {"type": "string"},
+                    },
+                    "required": ["path", "line", "explanation"],
+                },
+            },
+        },
+        "required": ["verdict", "summary", "evidence"],
+    },
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class VerdictEvidence(_Strict):
+    """One place the model cites."""
+
+    path: str = Field(min_length=1, max_length=1000)
+    line: int = Field(ge=0)
+    category: Category | None = None
+    explanation: str = Field(min_length=1, max_length=2000)
+
+
+class VerdictReport(_Strict):
+    """The arguments of ``report_verdict``."""
+
+    verdict: Verdict
+    summary: str = Field(min_length=1)
+    evidence: list[VerdictEvidence] = Field(default_factory=list, max_length=50)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+
+def _clean(text: str, limit: int = MAX_SUMMARY_CHARS) -> str:
+    text = redact(strip_control(text))
+    return text if len(text) <= limit else text[:limit] + " [TRUNCATED]"
+
+
+def validate_verdict(args: dict[str, Any]) -> VerdictReport:
+    """``report_verdict`` arguments, cleaned; ``ValueError`` with a message for the model."""
+    try:
+        report = VerdictReport.model_validate(args)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:8]
+        )
+        raise ValueError(f"report_verdict arguments are invalid: {problems}. Call "
+                         "report_verdict again with corrected arguments.") from None
+    return report.model_copy(update={
+        "summary": _clean(report.summary),
+        "evidence": [e.model_copy(update={"explanation": _clean(e.explanation),
+                                          "path": _clean(e.path, 300)})
+                     for e in report.evidence],
+    })
+
+
+def provider_of(model_id: str) -> str:
+    """The route of a model id: ``openai:x`` -> openai, ``google/gemini`` -> vertex."""
+    if ":" in model_id:
+        return model_id.split(":", 1)[0]
+    return "vertex" if "/" in model_id else "custom"
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One model's judgment of the change (``assessments`` in the reports): a verdict, its
+    reasoning and cited places, what it cost, and the error when it could not judge."""
+
+    provider: str
+    model: str
+    verdict: Verdict
+    summary: str = ""
+    evidence: tuple[VerdictEvidence, ...] = ()
+    usage: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe form (the report schema's ``Assessment``)."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "verdict": self.verdict.value,
+            "summary": self.summary,
+            "evidence": [e.model_dump(mode="json") for e in self.evidence],
+            "usage": self.usage,
+            "error": self.error,
+        }
+
+
+IntentGate = Literal["lie", "suspicious"]
+Decision = Literal["pass", "warn", "fail", "error"]
+
+#: SUSPICIOUS fails by default (seed 003: "the tool has an opinion" is exit 1); teams whose
+#: descriptions are terse lower the gate to ``lie`` and get a warning instead.
+DEFAULT_GATE: IntentGate = "suspicious"
+
+
+def decide(verdict: Verdict, gate: IntentGate) -> Decision:
+    """What a verdict does to the item: MATCH passes, LIE fails, SUSPICIOUS fails at gate
+    ``suspicious`` and warns at gate ``lie``, ERROR is an error (never a pass)."""
+    if verdict is Verdict.MATCH:
+        return "pass"
+    if verdict is Verdict.LIE:
+        return "fail"
+    if verdict is Verdict.SUSPICIOUS:
+        return "fail" if gate == "suspicious" else "warn"
+    return "error"

@@ -1,0 +1,53 @@
+"""The ``secreview`` command: one entry point with subcommands, ``review`` by default.
+
+``secreview --base origin/main [options]`` is ``secreview review ...``: the hardened pytest
+run (see :mod:`.review`). Later subcommands register in :data:`COMMANDS`; each is a module
+with ``main(argv) -> int`` imported only when chosen, so the command starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: name -> (module with ``main(argv) -> int``, one line of help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "review": ("pytest_secreview.cli.review",
+               "review the pull request with the hardened pytest run (the default)"),
+    "report": ("pytest_secreview.cli.report",
+               "merge the results of a sharded review: JUnit, SARIF, summary, one PR comment"),
+}
+DEFAULT = "review"
+
+USAGE = """\
+usage: secreview [COMMAND] [OPTIONS]
+
+Security review of a pull request with pytest-secreview.
+
+commands:
+{commands}
+
+Without a command, `secreview ARGS` is `secreview {default} ARGS`: every --secreview-* option
+and pytest option is accepted, e.g. `secreview --base origin/main -n 4 --junitxml=r.xml`.
+`secreview {default} --help` lists them (pytest's help).
+"""
+
+
+def usage() -> str:
+    """The command's help text."""
+    width = max(len(name) for name in COMMANDS)
+    lines = "\n".join(f"  {name.ljust(width)}  {text}" for name, (_, text) in COMMANDS.items())
+    return USAGE.format(commands=lines, default=DEFAULT)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to a subcommand; the exit status is the subcommand's."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    name = args.pop(0) if args and args[0] in COMMANDS else DEFAULT
+    module = importlib.import_module(COMMANDS[name][0])
+    status: int = module.main(args)
+    return status

@@ -1,0 +1,113 @@
+"""``secreview report --merge DIR...``: fold the shards of a review spread over several CI jobs
+into one JUnit file, one SARIF log, one ``summary.json``/``summary.md`` and exactly one PR
+comment, as a single run would have made them.
+
+Exit status: 0 when every item passed or was skipped, 1 when any item failed or errored (so the
+merge job can be the required check), 2 for bad input (a message says what to pass instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..diff.git import load_diff
+from ..diff.model import Diff
+from ..errors import SecreviewError
+from ..github.context import pull_request_from_env
+from ..options import Settings
+from ..reporting.merge import (
+    DURATIONS_NAME,
+    find_shard_files,
+    load_report,
+    merge_junit,
+    merge_reports,
+    write_durations,
+)
+from ..reporting.outputs import deliver_rich, write_summary_json
+from ..severity import one_line
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="secreview report",
+        description="Merge the results of a review sharded across CI jobs and publish them "
+                    "once: JUnit, SARIF, summary.json/summary.md and the PR comment.",
+    )
+    parser.add_argument("--merge", nargs="+", type=Path, required=True, metavar="DIR",
+                        help="directories holding the shards' --secreview-report output and "
+                             "JUnit files (searched recursively)")
+    parser.add_argument("--out", type=Path, default=Path("secreview-report"), metavar="DIR",
+                        help="where summary.json, summary.md and durations.json are written "
+                             "(default: secreview-report)")
+    parser.add_argument("--junitxml", type=Path, metavar="PATH",
+                        help="write the merged JUnit file here")
+    parser.add_argument("--sarif", type=Path, metavar="PATH",
+                        help="write the merged SARIF 2.1.0 log here")
+    parser.add_argument("--durations", type=Path, metavar="PATH",
+                        help="also update this pytest-split durations file (history kept for "
+                             "items this review did not run)")
+    parser.add_argument("--comment", choices=("off", "summary", "inline", "all"),
+                        help="what to post on the pull request (default: summary when a token "
+                             "and a PR are known)")
+    parser.add_argument("--pr", type=int, metavar="N", help="pull request number "
+                        "(default: from the GitHub Actions event)")
+    parser.add_argument("--repo", metavar="OWNER/NAME",
+                        help="repository (default: GITHUB_REPOSITORY)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="write the GitHub requests under --out instead of sending them")
+    return parser
+
+
+def _local_diff(base_sha: str, head_sha: str) -> Diff | None:
+    """The reviewed range, when the merge job runs in a checkout that has it: inline comments
+    are only placed on lines of the diff."""
+    try:
+        return load_diff(Path.cwd(), base_sha, head_sha)
+    except SecreviewError:
+        return None
+
+
+def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[str]]:
+    """Do the merge; return the exit status and the lines to print."""
+    files = find_shard_files(args.merge)
+    report = merge_reports([load_report(p) for p in files.summaries], files.summaries)
+    out: Path = args.out
+    write_summary_json(report, out)
+    lines = [f"merged {len(files.summaries)} shard report(s): {len(report.items)} item(s), "
+             + ", ".join(f"{n} {k}" for k, n in report.outcomes.items())]
+    if args.durations is not None:
+        write_durations(report, args.durations, args.durations)
+    if args.junitxml is not None:
+        if not files.junit:
+            lines.append("no JUnit files found in the shard directories; --junitxml not written")
+        else:
+            args.junitxml.parent.mkdir(parents=True, exist_ok=True)
+            merge_junit(files.junit).write(args.junitxml, encoding="utf-8",
+                                           xml_declaration=True)
+            lines.append(f"JUnit: {args.junitxml} ({len(files.junit)} file(s) merged)")
+    settings = Settings(enabled=True, sarif=args.sarif, comment=args.comment, pr=args.pr,
+                        repo=args.repo, dry_run=args.dry_run, artifacts=out)
+    pr = pull_request_from_env(env, number=args.pr, repository=args.repo)
+    deliver_rich(report, settings=settings, invocation=Path.cwd(),
+                 diff=_local_diff(report.base_sha, report.head_sha), pr=pr, report_dir=out,
+                 env=env, lines=lines)
+    lines.append(f"report: {out / 'summary.json'} (durations: {out / DURATIONS_NAME})")
+    broken = report.outcomes.get("failed", 0) + report.outcomes.get("error", 0)
+    return (1 if broken else 0), lines
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+    """Entry point of ``secreview report``."""
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        status, lines = merge(args, os.environ if env is None else env)
+    except (SecreviewError, OSError) as exc:
+        print(f"secreview report: {one_line(str(exc))}", file=sys.stderr)
+        return 2
+    for line in lines:
+        print(one_line(line))
+    return status

@@ -1,0 +1,104 @@
+"""Bandit (Python): ``bandit -f json`` on the changed Python files.
+
+Severity mapping (bandit's ``issue_severity`` -> ours): HIGH -> HIGH, MEDIUM -> MEDIUM,
+LOW -> LOW, UNDEFINED -> INFO. Bandit has no critical level, so with the default
+``--secreview-fail-on=critical`` its findings are reported without failing the item; a team
+that wants bandit to gate sets ``--secreview-fail-on=high``. Confidence HIGH/MEDIUM/LOW ->
+0.9/0.6/0.3. ``# nosec`` comments are ignored (``--ignore-nosec``): they are written by the
+pull request under review.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..severity import Severity
+from .base import (
+    RawFinding,
+    ScannerCrashed,
+    ScanOutput,
+    batches,
+    clean_env,
+    confidence_of,
+    cwe_of,
+    run_command,
+)
+from .spec import INSTALL_HINT
+
+SEVERITY = {"HIGH": Severity.HIGH, "MEDIUM": Severity.MEDIUM, "LOW": Severity.LOW,
+            "UNDEFINED": Severity.INFO}
+
+
+class Bandit:
+    """The bandit adapter; runs ``python -m bandit`` of the plugin's own environment."""
+
+    name = "bandit"
+
+    def available(self) -> str | None:
+        if importlib.util.find_spec("bandit") is None:
+            return f"bandit is not installed in this Python environment; {INSTALL_HINT}"
+        return None
+
+    def scan(self, workdir: Path, home: Path, paths: Sequence[str], args: Sequence[str],
+             configs: Sequence[Path], timeout: float) -> ScanOutput:
+        findings: list[RawFinding] = []
+        errors: dict[str, str] = {}
+        version = ""
+        seconds = 0.0
+        for batch in batches(paths):
+            command = [sys.executable, "-m", "bandit", "--format", "json", "--quiet",
+                       "--ignore-nosec", *args, "--", *batch]
+            # 0: no issue, 1: issues found; anything else is a failure of bandit itself.
+            out, took = run_command(command, cwd=workdir, env=clean_env(home),
+                                    timeout=timeout, ok_codes=(0, 1), name="bandit")
+            seconds += took
+            data = _load(out)
+            version = version or _version()
+            findings.extend(_finding(r) for r in data.get("results", []))
+            for error in data.get("errors", []):
+                errors[_path(str(error.get("filename", "")))] = str(error.get("reason", ""))
+        return ScanOutput(tuple(findings), version, seconds, errors)
+
+
+def _load(out: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(out)
+    except ValueError:
+        raise ScannerCrashed("bandit printed something that is not its JSON report: "
+                             + out[:200].decode("utf-8", "replace")) from None
+    if not isinstance(data, dict):
+        raise ScannerCrashed("bandit's JSON report is not an object")
+    return data
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("bandit")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _path(name: str) -> str:
+    return name[2:] if name.startswith("./") else name
+
+
+def _finding(result: dict[str, Any]) -> RawFinding:
+    line = int(result.get("line_number") or 1)
+    lines = [int(n) for n in result.get("line_range") or [line]]
+    return RawFinding(
+        path=_path(str(result.get("filename", ""))),
+        line=line,
+        end_line=max([line, *lines]),
+        check_id=f"{result.get('test_id', '')} {result.get('test_name', '')}".strip(),
+        message=str(result.get("issue_text", "")),
+        severity=SEVERITY.get(str(result.get("issue_severity", "")).upper(), Severity.INFO),
+        confidence=confidence_of(result.get("issue_confidence")),
+        cwe=cwe_of(result.get("issue_cwe")),
+        more_info=str(result.get("more_info") or "") or None,
+    )

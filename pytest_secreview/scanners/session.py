@@ -1,0 +1,260 @@
+"""Run each scanner once per session and turn its results into one item's findings.
+
+Once per session, not once per process: with pytest-xdist every worker is a process, and a
+scanner is started by the first process that needs it, under a file lock in the session
+directory the controller shares with its workers (:mod:`pytest_secreview.shared`). The others
+wait on the lock and read the stored result. A scan of every changed file costs seconds
+(semgrep starts its engine, loads rules and parses every target); running it in each worker
+would multiply that by ``-n`` on a CI machine that has those cores busy with the review, and
+every process reading one stored result guarantees the same findings whichever worker runs
+an item. A crash is stored too, so every item of that scanner errors with the same message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from ..errors import EvaluationError, SecreviewError
+from ..evaluation.findings import Finding
+from ..rules.matcher import Target
+from ..rules.model import Rule
+from ..severity import one_line
+from ..tools.gittree import GitTree
+from .bandit import Bandit
+from .base import Adapter, ScannerCrashed, ScannerUnavailable, ScanOutput
+from .semgrep import Semgrep
+from .workspace import materialise
+
+#: Every adapter, by the name a rule's ``scanner.name`` uses.
+ADAPTERS: dict[str, Adapter] = {"bandit": Bandit(), "semgrep": Semgrep()}
+
+#: Time allowed for one scanner run over the changed files, in seconds.
+SCAN_TIMEOUT = 900.0
+
+NO_SEMGREP_CONFIG = (
+    "semgrep runs only with rule files your team names: pass --secreview-semgrep-config PATH "
+    "(a local rule file or directory; repeatable). The registry is never used"
+)
+
+#: Config file names semgrep reads from a directory.
+_CONFIG_SUFFIXES = (".yml", ".yaml", ".json")
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """A scanner's findings on one item's file, and why part of it was not scanned."""
+
+    findings: tuple[Finding, ...]
+    note: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class ScannerSession:
+    """The scanners of one review, for one process. Thread-safe; results memoised."""
+
+    def __init__(
+        self,
+        *,
+        repo: Path,
+        head_sha: str,
+        targets: Callable[[Rule], Sequence[str]],
+        shared_dir: Path | None = None,
+        semgrep_configs: Sequence[Path] = (),
+        base_sha: str | None = None,
+        timeout: float = SCAN_TIMEOUT,
+    ) -> None:
+        """``targets(rule)`` is the changed paths the rule's items cover (the same list in
+        every process); ``shared_dir`` is the session directory (None: this process only);
+        semgrep configs inside ``repo`` are read from ``base_sha`` when it is given, so a
+        pull request cannot weaken the rules that judge it."""
+        self.repo = repo
+        self.head_sha = head_sha
+        self.targets = targets
+        self.shared_dir = shared_dir
+        self.semgrep_configs = tuple(semgrep_configs)
+        self.base_sha = base_sha
+        self.timeout = timeout
+        self._memo: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def output(self, rule: Rule) -> ScanOutput:
+        """The scanner's output over every file of ``rule``'s items: run now, or read from
+        the session's earlier run. Raises :class:`ScannerUnavailable` or
+        :class:`ScannerCrashed`."""
+        assert rule.scanner is not None
+        adapter = ADAPTERS[rule.scanner.name]
+        missing = adapter.available()
+        if missing is not None:
+            raise ScannerUnavailable(missing)
+        if adapter.name == "semgrep" and not self.semgrep_configs:
+            raise ScannerUnavailable(NO_SEMGREP_CONFIG)
+        paths = sorted(set(self.targets(rule)))
+        key = hashlib.sha256(json.dumps([
+            adapter.name, list(rule.scanner.args), [str(c) for c in self.semgrep_configs],
+            self.head_sha, paths,
+        ]).encode()).hexdigest()[:32]
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = self._shared(key, lambda: self._run(adapter, rule, paths))
+            stored = self._memo[key]
+        if "crash" in stored:
+            raise ScannerCrashed(str(stored["crash"]))
+        if "unavailable" in stored:
+            raise ScannerUnavailable(str(stored["unavailable"]))
+        return ScanOutput.from_json(stored["output"])
+
+    def _shared(self, key: str, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        if self.shared_dir is None:
+            return run()
+        path = self.shared_dir / f"scanner-{key}.json"
+        with FileLock(str(path) + ".lock"):
+            try:
+                loaded: dict[str, Any] = json.loads(path.read_text())
+                return loaded
+            except (FileNotFoundError, ValueError):
+                pass
+            result = run()
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(result))
+            os.replace(tmp, path)
+            return result
+
+    def _run(self, adapter: Adapter, rule: Rule, paths: list[str]) -> dict[str, Any]:
+        assert rule.scanner is not None
+        scratch = Path(tempfile.mkdtemp(prefix=f"secreview-{adapter.name}-"))
+        try:
+            workdir, home = scratch / "src", scratch / "home"
+            workdir.mkdir()
+            home.mkdir()
+            configs = self._configs(scratch / "configs") if adapter.name == "semgrep" else []
+            if adapter.name == "semgrep" and not configs:
+                names = ", ".join(str(c) for c in self.semgrep_configs)
+                return {"unavailable": f"no semgrep rule file (.yml, .yaml, .json) in {names}; "
+                        "configs inside the repository are read from the base revision, so "
+                        "rule files this pull request adds are used once it is merged"}
+            written, skipped = materialise(GitTree(self.repo, self.head_sha), paths, workdir)
+            if written:
+                output = adapter.scan(workdir, home, written, rule.scanner.args, configs,
+                                      self.timeout)
+            else:
+                output = ScanOutput((), "", 0.0)
+            output = replace(output, file_errors={**skipped, **output.file_errors},
+                             run=uuid.uuid4().hex)
+            return {"output": output.to_json()}
+        except (SecreviewError, OSError) as exc:  # the scanner, git or the disk broke
+            return {"crash": str(exc)}
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def _configs(self, directory: Path) -> list[Path]:
+        """The semgrep config files to pass: files outside the repository as they are; files
+        inside it as they are at the base revision (written under ``directory``). A
+        directory is expanded to its rule files."""
+        from ..rules.loader import _read_from_revision
+
+        configs: list[Path] = []
+        for config in self.semgrep_configs:
+            config = config.resolve()
+            try:
+                rel = config.relative_to(self.repo.resolve()).as_posix()
+            except ValueError:
+                rel = None
+            if rel is None or self.base_sha is None:
+                if config.is_dir():
+                    configs += sorted(p for p in config.rglob("*")
+                                      if p.is_file() and p.suffix in _CONFIG_SUFFIXES)
+                else:
+                    configs.append(config)
+                continue
+            blobs = _read_from_revision(self.repo, self.base_sha, rel, _CONFIG_SUFFIXES)
+            for name, raw in sorted(blobs.items()):
+                target = directory.joinpath(*name.split("/"))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(raw)
+                configs.append(target)
+        return configs
+
+
+def scan_target(target: Target, session: ScannerSession | None,
+                before: Sequence[Finding] = ()) -> ScanResult:
+    """The findings ``target.rule``'s scanner reports on the added lines of ``target.file``.
+
+    A scanner that is not installed (or semgrep without configs) gives no findings and a
+    note (the item is skipped with it, never passed); one that crashed raises
+    :class:`EvaluationError` carrying ``before`` (the pattern findings still count).
+    """
+    rule = target.rule
+    assert rule.scanner is not None
+    name = rule.scanner.name
+    if session is None:
+        return ScanResult((), f"scanner {name} was not run: no scanner session in this run")
+    try:
+        output = session.output(rule)
+    except ScannerUnavailable as exc:
+        return ScanResult((), str(exc), {"scanner": name, "skipped": str(exc)})
+    except ScannerCrashed as exc:
+        error = EvaluationError(f"scanner {name} failed: {exc}")
+        error.findings = tuple(before)
+        error.usage_record = {"mode": "deterministic", "scanner": {"name": name}}
+        raise error from None
+    findings = [finding for raw in output.findings if raw.path == target.file.path
+                for finding in _on_added_lines(target, raw)]
+    problem = output.file_errors.get(target.file.path)
+    note = f"{name} could not scan {one_line(target.file.path)}: {one_line(problem)}" \
+        if problem else None
+    info = {"scanner": name, "version": output.version, "run": output.run,
+            "seconds": round(output.seconds, 3), "results_in_file": sum(
+                1 for raw in output.findings if raw.path == target.file.path),
+            "kept_on_added_lines": len(findings)}
+    return ScanResult(tuple(findings), note, info)
+
+
+#: A scanner result spanning more lines than this is anchored at its first line only.
+_MAX_SPAN = 500
+
+
+def _on_added_lines(target: Target, raw: Any) -> list[Finding]:
+    from ..tools.redaction import redact
+
+    added = {line.number: line.text for line in target.file.added_lines}
+    last = min(raw.end_line, raw.line + _MAX_SPAN)
+    lines = [n for n in range(raw.line, last + 1) if n in added]
+    if not lines:
+        return []  # on an unchanged line: the pull request did not introduce it
+    rule = target.rule
+    assert rule.scanner is not None
+    line = raw.line if raw.line in added else lines[0]
+    message = redact(one_line(raw.message))
+    check = one_line(raw.check_id)
+    title = f"{check}: {message}" if check else message
+    explanation = f"{rule.scanner.name} reports {check or 'a problem'}: {message}"
+    if raw.more_info:
+        explanation += f" ({one_line(raw.more_info)})"
+    finding = Finding(
+        rule=rule.id,
+        severity=raw.severity,
+        title=(title[:197] + "...") if len(title) > 200 else title,
+        path=target.file.path,
+        line=line,
+        end_line=raw.end_line if raw.end_line > line else None,
+        source=f"scanner:{rule.scanner.name}",
+        category=rule.category,
+        cwe=raw.cwe or rule.cwe,
+        explanation=explanation,
+        recommendation=rule.description,
+        confidence=raw.confidence,
+    )
+    # The check id is part of the anchor: two checks on one line are two findings.
+    return [finding.with_fingerprint(f"{raw.check_id}\0{added[line]}")]

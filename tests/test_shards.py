@@ -1,0 +1,209 @@
+"""A review sharded across machines with pytest-split, merged back into one report: the
+shards cover every item exactly once and the merge says what one run says."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_secreview.errors import ConfigError
+from pytest_secreview.reporting.merge import (
+    find_shard_files,
+    load_report,
+    merge_junit,
+    merge_reports,
+    write_durations,
+)
+from tests.conftest import ReviewRepo, aws_key_id
+
+Build = Callable[..., ReviewRepo]
+
+SECRET_RULE = textwrap.dedent(
+    """\
+    ---
+    title: Hard-coded AWS key
+    severity: critical
+    detect:
+      - pattern: "AKIA[0-9A-Z]{16}"
+        message: AWS access key id in source
+    ---
+    """
+)
+DEBUG_RULE = textwrap.dedent(
+    """\
+    ---
+    title: Debug mode
+    severity: medium
+    detect:
+      - pattern: "debug = True"
+        message: Debug mode enabled
+    ---
+    """
+)
+
+
+@pytest.fixture
+def project(review_repo: Build) -> ReviewRepo:
+    files = {f"svc/m{i}.py": (f"KEY = '{aws_key_id()}'\n" if i % 3 == 0 else "debug = True\n")
+             for i in range(7)}
+    return review_repo(rules={"aws": SECRET_RULE, "debug": DEBUG_RULE},
+                       base={".gitignore": "out/\n"}, pr=files)
+
+
+def _review(pytester: pytest.Pytester, out: Path, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(
+        "--secreview", "--base", "main", "--secreview-rules", "secreview/rules",
+        "-p", "no:cacheprovider", f"--secreview-artifacts={out}", f"--junitxml={out}/junit.xml",
+        *args)
+
+
+def _comparable(report: dict[str, Any]) -> dict[str, Any]:
+    for item in report["items"]:
+        item.pop("duration")
+    return report
+
+
+def test_three_shards_cover_every_item_once_and_merge_to_the_single_run(
+    pytester: pytest.Pytester, project: ReviewRepo
+) -> None:
+    single = pytester.path / "out" / "single"
+    _review(pytester, single).assert_outcomes(failed=3, passed=11)
+    shard_dirs = []
+    for group in (1, 2, 3):
+        out = pytester.path / "out" / f"shard-{group}"
+        result = _review(pytester, out, "--splits", "3", "--group", str(group))
+        assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout
+        shard_dirs.append(out)
+
+    files = find_shard_files(shard_dirs)
+    reports = [load_report(p) for p in files.summaries]
+    ran = [item.nodeid for r in reports for item in r.items]
+    assert len(ran) == len(set(ran)) == 14, "every item in exactly one shard"
+    assert all(r.items for r in reports), "pytest-split gave every shard work"
+
+    merged = merge_reports(reports, files.summaries)
+    expected = json.loads((single / "report" / "summary.json").read_text())
+    assert _comparable(merged.model_dump(mode="json")) == _comparable(expected)
+
+    junit = merge_junit(files.junit).getroot()
+    suite = junit.find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("14", "3", "0")
+    single_junit = ET.parse(single / "junit.xml")  # noqa: S314 - written by the test's own run
+    single_cases = {c.get("name") for c in single_junit.getroot().iter("testcase")}
+    assert {c.get("name") for c in suite.iter("testcase")} == single_cases
+
+
+def test_durations_from_the_review_steer_the_next_split(
+    pytester: pytest.Pytester, project: ReviewRepo
+) -> None:
+    out = pytester.path / "out" / "history"
+    _review(pytester, out).assert_outcomes(failed=3, passed=11)
+    durations = json.loads((out / "report" / "durations.json").read_text())
+    assert len(durations) == 14 and all(isinstance(v, float) for v in durations.values())
+    # A history in which one item is very slow: pytest-split gives it a shard of its own.
+    slow = sorted(durations)[0]
+    history = pytester.path / "out" / "history.json"
+    history.write_text(json.dumps({k: (100.0 if k == slow else 1.0) for k in durations}))
+    result = _review(pytester, pytester.path / "out" / "g1", "--splits", "2", "--group", "1",
+                     f"--durations-path={history}", "--collect-only", "-q")
+    listed = [line for line in result.stdout.lines if "::" in line]
+    assert listed == [slow]
+
+
+def test_merged_durations_keep_history_for_items_not_run(tmp_path: Path,
+                                                         pytester: pytest.Pytester,
+                                                         project: ReviewRepo) -> None:
+    out = pytester.path / "out" / "one"
+    _review(pytester, out, "-k", "m0").assert_outcomes(failed=1, passed=1, deselected=12)
+    report = load_report(out / "report" / "summary.json")
+    previous = tmp_path / "old.json"
+    previous.write_text(json.dumps({"gone::item": 3.0}))
+    target = tmp_path / "new.json"
+    write_durations(report, target, previous)
+    data = json.loads(target.read_text())
+    assert data["gone::item"] == 3.0 and len(data) == 3
+
+
+def test_shards_of_different_reviews_are_refused(pytester: pytest.Pytester,
+                                                 project: ReviewRepo) -> None:
+    out = pytester.path / "out" / "a"
+    _review(pytester, out).assert_outcomes(failed=3, passed=11)
+    report = load_report(out / "report" / "summary.json")
+    other = report.model_copy(update={"head_sha": "0" * 40})
+    with pytest.raises(ConfigError, match="head_sha"):
+        merge_reports([report, other], [Path("a/summary.json"), Path("b/summary.json")])
+
+
+def test_no_summary_is_an_actionable_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--secreview-report"):
+        find_shard_files([tmp_path])
+
+
+def test_merge_command_posts_one_comment_and_writes_one_of_each(
+    pytester: pytest.Pytester, project: ReviewRepo, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pytest_secreview.cli import report as report_command
+    from tests.fake_github import FakeGitHub, make_token
+
+    shards = []
+    for group in (1, 2, 3):
+        out = pytester.path / "out" / f"shard-{group}"
+        _review(pytester, out, "--splits", "3", "--group", str(group), "--secreview-comment=off")
+        shards.append(str(out))
+    token = make_token()
+    patches = {}
+    for path in (f"svc/m{i}.py" for i in range(7)):
+        text = project.git("diff", "main...HEAD", "--", path)
+        patches[path] = text[text.index("@@"):]
+    head = project.git("rev-parse", "HEAD").strip()
+    monkeypatch.chdir(pytester.path)
+    merged = pytester.path / "merged"
+    with FakeGitHub(token=token, files=patches, head_sha=head) as github:
+        env = {"GITHUB_TOKEN": token, "GITHUB_API_URL": github.api_url,
+               "GITHUB_REPOSITORY": github.repository}
+        status = report_command.main(
+            ["--merge", *shards, "--out", str(merged / "report"), "--pr", str(github.number),
+             "--junitxml", str(merged / "junit.xml"), "--sarif", str(merged / "r.sarif"),
+             "--comment", "all"], env=env)
+        assert status == 1, "failed items make the merge step fail"
+        assert len(github.summary_comments()) == 1
+        assert "AWS access key id in source" in github.summary_comments()[0]["body"]
+        assert len(github.review_comments) == 7, "one inline comment per notable finding"
+    printed = capsys.readouterr().out
+    assert "merged 3 shard report(s): 14 item(s)" in printed
+    sarif = json.loads((merged / "r.sarif").read_text())
+    assert len(sarif["runs"][0]["results"]) == 7
+    assert (merged / "report" / "summary.md").is_file()
+    assert (merged / "report" / "durations.json").is_file()
+    junit = ET.parse(merged / "junit.xml").getroot()  # noqa: S314 - written by the command
+    assert sum(1 for _ in junit.iter("testcase")) == 14
+
+
+def test_merge_command_refuses_a_directory_without_reports(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    from pytest_secreview.cli import report as report_command
+
+    assert report_command.main(["--merge", str(tmp_path)], env={}) == 2
+    assert "no summary.json found" in capsys.readouterr().err
+
+
+def test_the_hardened_command_shards_too(pytester: pytest.Pytester, project: ReviewRepo) -> None:
+    from tests.test_cli import secreview
+
+    seen: list[str] = []
+    for group in ("1", "2"):
+        out = pytester.path / "out" / f"cmd-{group}"
+        done = secreview(pytester.path, "--base", "main", "--secreview-rules", "secreview/rules",
+                         "--splits", "2", "--group", group, f"--secreview-artifacts={out}")
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        seen += [i.nodeid for i in load_report(out / "report" / "summary.json").items]
+    assert sorted(seen) == sorted(set(seen)) and len(seen) == 14

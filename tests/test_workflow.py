@@ -1,0 +1,100 @@
+"""The reusable GitHub Actions workflow and the README's caller example, checked by zizmor
+(a linter for Actions workflows: schema, injection, permissions, pinning) and for the inputs
+and steps the README promises."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = ROOT / ".github" / "workflows" / "secreview.yml"
+ZIZMOR = shutil.which("zizmor") or str(Path(__import__("sys").executable).parent / "zizmor")
+
+
+def _lint(directory: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ZIZMOR, "--offline", "--strict-collection", "--pedantic", "--no-progress", "--quiet",
+         str(directory)],
+        capture_output=True, text=True, check=False, timeout=120,
+    )
+
+
+def _caller_example() -> str:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Reusable workflow"):]
+    match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert match, "the README's reusable-workflow section has a yaml example"
+    return match.group(1)
+
+
+def test_workflow_passes_the_linter() -> None:
+    result = _lint(WORKFLOW.parent)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_readme_caller_example_passes_the_linter(tmp_path: Path) -> None:
+    example = _caller_example()
+    assert "@<commit-sha>" in example, "the example tells users to pin the workflow"
+    # A user pins a real commit; any 40-hex stands in for it here.
+    pinned = example.replace("<commit-sha>", "0" * 40)
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "security.yml").write_text(pinned)
+    result = _lint(workflows)
+    assert result.returncode == 0, result.stdout + result.stderr
+    call = yaml.safe_load(pinned)["jobs"]["secreview"]
+    inputs = _workflow()[True]["workflow_call"]["inputs"]
+    assert set(call["with"]) <= set(inputs), "the example passes only inputs that exist"
+
+
+def _workflow() -> dict[Any, Any]:
+    # PyYAML reads the key `on` as True (YAML 1.1); GitHub reads it as "on".
+    loaded: dict[Any, Any] = yaml.safe_load(WORKFLOW.read_text())
+    return loaded
+
+
+def test_inputs_cover_model_threshold_shards_and_scanners() -> None:
+    inputs = _workflow()[True]["workflow_call"]["inputs"]
+    assert {"model", "fail-on", "shards", "scanners", "workload-identity-provider"} <= set(inputs)
+
+
+def _steps(job: str) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = _workflow()["jobs"][job]["steps"]
+    return steps
+
+
+def _uses(job: str) -> list[str]:
+    return [str(step.get("uses", "")).split("@")[0] for step in _steps(job)]
+
+
+def test_shards_review_with_the_hardened_command_and_the_reviews_durations() -> None:
+    review = next(s["run"] for s in _steps("review") if "run" in s and "secreview" in s["run"])
+    assert "secreview --base" in review, "shards run the hardened command, not plain pytest"
+    for flag in ("--splits", "--group", "--durations-path", "--secreview-cache-dir",
+                 "--junitxml", "--secreview-report"):
+        assert flag in review
+    assert "google-github-actions/auth" in _uses("review")
+    assert _workflow()["jobs"]["review"]["permissions"]["id-token"] == "write"
+    assert "credentials_json" not in WORKFLOW.read_text(), "no key: Workload Identity only"
+
+
+def test_one_report_job_merges_uploads_sarif_and_publishes_junit() -> None:
+    merge = next(s["run"] for s in _steps("report") if "run" in s and "--merge" in s["run"])
+    assert "secreview report --merge" in merge
+    uses = _uses("report")
+    assert "github/codeql-action/upload-sarif" in uses
+    assert "mikepenz/action-junit-report" in uses
+    assert "actions/download-artifact" in uses
+
+
+@pytest.mark.parametrize("job", ["plan", "review", "report"])
+def test_untrusted_values_reach_scripts_only_through_the_environment(job: str) -> None:
+    for step in _steps(job):
+        assert "${{" not in step.get("run", ""), f"{job}: expressions belong in env:, not run:"
