@@ -63,7 +63,7 @@ class RuleFile(pytest.Collector):
             return
         rule = self.parsed
         review = self.config.stash[REVIEW_KEY]
-        for target in review.triage.targets(rule, review.prepared):
+        for target in review.targets(rule):
             name = f"{rule.id}[{one_line(target.label)}]"
             yield RuleItem.from_parent(self, name=name, nodeid=child_id(self, name),
                                        target=target)

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .analysis.session import TaintSession
 from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
+from .evaluation.files import taint_session, with_flow_targets
 from .evaluation.findings import Finding
 from .options import Settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
@@ -94,6 +96,18 @@ class ReviewState:
         if note:
             self.rule_files.notes.append(note)
 
+    @cached_property
+    def taint(self) -> TaintSession | None:
+        """The dataflow analysis of the changed Python files (built on first use, once per
+        process; None when no rule has a ``taint:`` section)."""
+        return taint_session(self.repo, self.diff, self.rules)
+
+    def targets(self, rule: Rule) -> list[Target]:
+        """The items of ``rule``: the matcher's targets, plus files where the rule's dataflow
+        finds a flow the pull request introduced (a removed guard matches no grep)."""
+        return with_flow_targets(rule, self.triage.targets(rule, self.prepared), self.taint,
+                                 self.diff)
+
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's
         ``pytest_secreview_filter_finding`` hook (which is given the item)."""
@@ -105,7 +119,8 @@ class ReviewState:
             return verdict is not False
 
         verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
-        return evaluate(target, self.agent, keep, self.scanners, verify)
+        return evaluate(target, self.agent, keep, scanners=self.scanners, taint=self.taint,
+                        verify=verify)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()

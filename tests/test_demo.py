@@ -18,6 +18,9 @@ def test_demo_review_goes_red_with_results_written(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     out = proc.stdout
     assert "app/settings.py:6  CRITICAL  AWS access key id in source" in out
+    # The dataflow: request data reaches the SQL text and a shell, with no model.
+    assert "app/views.py:30  CRITICAL  SQL injection: untrusted data reaches" in out
+    assert "app/views.py:36  CRITICAL  OS command injection: untrusted data reaches" in out
     assert "Authentication/authorization decorator removed" in out  # a removed safeguard
     assert "rule needs a model and none is configured" in out
     report = json.loads((repo / "secreview-results" / "report.json").read_text())
@@ -31,6 +34,6 @@ def test_demo_review_goes_red_with_results_written(tmp_path: Path) -> None:
     assert scanners["scanner-bandit"] in {"passed", "skipped"}
     assert (repo / "secreview-results" / "junit.xml").exists()
     summary = json.loads((repo / "secreview-artifacts" / "report" / "summary.json").read_text())
-    assert summary["outcomes"]["failed"] == 1
+    assert summary["outcomes"]["failed"] == 3
     key_fragment = "J7XQ2M4P9R8T6WYZ"
     assert key_fragment not in (repo / "secreview-artifacts" / "diff.patch").read_text()

@@ -15,6 +15,7 @@ import pytest
 from referencing import Registry
 from referencing.jsonschema import DRAFT4
 
+from pytest_secreview.evaluation.findings import FlowStep
 from pytest_secreview.reporting import sarif
 from pytest_secreview.reporting.model import (
     FindingReport,
@@ -159,7 +160,21 @@ def _hostile_text() -> Report:
     )
 
 
+def _taint_flow() -> Report:
+    flow = (
+        FlowStep("app/views.py", 14, 'name = request.args["file"]', "source"),
+        FlowStep("app/views.py", 16, 'return run("convert " + name)', "call"),
+        FlowStep("app/shell.py", 9, "subprocess.run(cmd, shell=True)", "sink"),
+    )
+    return make_report(
+        [finding("command-injection", "app/shell.py", 9, Severity.CRITICAL, source="taint",
+                 cwe="CWE-78", flow=flow)],
+        [rule("command-injection", Severity.CRITICAL, cwe="CWE-78")],
+    )
+
+
 REPORTS: dict[str, Callable[[], Report]] = {
+    "taint-flow": _taint_flow,
     "empty": make_report,
     "several-rules": _several_rules,
     "unicode-and-space-paths": _unicode_and_space_paths,
@@ -323,6 +338,19 @@ def test_artifact_uri_is_percent_encoded(path: str, uri: str) -> None:
     assert sarif.artifact_uri(path) == uri
     assert unquote(uri) == path.lstrip("/")  # what upload-sarif's decodeURIComponent gives
     assert not urlsplit(uri).scheme and not urlsplit(uri).netloc
+
+
+def test_taint_flow_is_a_code_flow_with_every_step() -> None:
+    result = _run(_taint_flow())["results"][0]
+    steps = result["codeFlows"][0]["threadFlows"][0]["locations"]
+    where = [(s["location"]["physicalLocation"]["artifactLocation"]["uri"],
+              s["location"]["physicalLocation"]["region"]["startLine"], s["kinds"])
+             for s in steps]
+    assert where == [("app/views.py", 14, ["taint"]), ("app/views.py", 16, ["call"]),
+                     ("app/shell.py", 9, ["taint"])]
+    assert steps[0]["location"]["message"]["text"] == 'source: name = request.args["file"]'
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 9
+    assert "codeFlows" not in _run(_several_rules())["results"][0]
 
 
 def test_multi_line_region_and_fix() -> None:

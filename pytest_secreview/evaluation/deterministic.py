@@ -20,6 +20,7 @@ from ..diff.stream import ChangedLine, stream_changed_lines
 from ..errors import GitError
 from ..rules.matcher import PathFilter
 from ..rules.model import Detect, Rule
+from ..severity import Severity
 from .findings import Finding
 
 #: Findings kept per file by the streamed scan: a padded file cannot grow memory or reports
@@ -59,17 +60,24 @@ def _finding(rule: Rule, detect: Detect, path: str, line: int, text: str) -> Fin
     return finding.with_fingerprint(("-" + text) if removed else text)
 
 
-def run_detect(rule: Rule, file: FileDiff) -> list[Finding]:
+def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Finding]:
     """Every finding ``rule``'s detect patterns produce on ``file``, one per (pattern, line).
 
     The caller passes only files the rule's ``applies_to`` selected (the matcher's targets).
     A pattern on removed lines that also matches an added line of the same file reports
     nothing: the safeguard was moved or rewritten, not deleted, and the model (which sees
     both sides) judges whether the new form still protects.
+
+    ``dataflow`` says the rule's ``taint:`` section analysed this file: its added-line
+    patterns below CRITICAL are then superseded (a line pattern cannot tell request data from
+    a constant; the flow analysis can). CRITICAL ones (request data on the sink's own line)
+    and removed-line patterns (a deleted safeguard) still run.
     """
     findings: list[Finding] = []
     added = file.added_lines
     for detect in rule.detect:
+        if dataflow and detect.on == "added" and detect.severity is not Severity.CRITICAL:
+            continue
         lines = added if detect.on == "added" else file.removed_lines
         if detect.on == "removed" and any(detect.pattern.search(a.text) for a in added):
             continue

@@ -8,9 +8,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..analysis.session import TaintSession
 from ..errors import EvaluationError
 from ..rules.matcher import Target
 from ..scanners.session import ScannerSession, scan_target
+from .dataflow import record_verdicts, run_taint, with_flows
 from .deterministic import run_detect
 from .findings import Finding
 
@@ -64,14 +66,22 @@ def evaluate(
     agent: AgentReview | None,
     keep: Callable[[Finding], bool] = lambda f: True,
     scanners: ScannerSession | None = None,
+    taint: TaintSession | None = None,
     verify: Verifier | None = None,
 ) -> Evaluation:
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
-    ``scanners`` runs a rule's ``scanner:`` (once per session); ``verify`` is the model's
-    check of pattern and scanner findings (None: no model)."""
+    ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
+    dataflow session) runs the rule's ``taint:`` section; ``verify`` is the model's check of
+    pattern and scanner findings (None: no model)."""
+    deterministic: list[Finding] = []
+    taint_not_reviewed: str | None = None
     # A batch of the general review holds several files: each one's own checks.
-    files = {part.file.path: part.file for part in target.parts}.values()
-    deterministic = [f for file in files for f in run_detect(target.rule, file)]
+    for file in {part.file.path: part.file for part in target.parts}.values():
+        flows, not_analysed = run_taint(target.rule, file, taint)
+        taint_not_reviewed = taint_not_reviewed or not_analysed
+        dataflow = bool(target.rule.taint and taint and taint.covers(file.path)
+                        and not_analysed is None)
+        deterministic += with_flows(run_detect(target.rule, file, dataflow=dataflow), flows)
     scan = None
     if target.rule.scanner is not None:  # an external scanner's findings are deterministic too
         scan = scan_target(target, scanners, [f for f in deterministic if keep(f)])
@@ -82,10 +92,10 @@ def evaluate(
     transcript: tuple[dict[str, Any], ...] = ()
     sent: dict[str, Any] = {}
     cached = False
-    not_reviewed = None
+    not_reviewed = taint_not_reviewed
     if target.rule.needs_model:
         if agent is None:
-            not_reviewed = NO_MODEL_REASON
+            not_reviewed = "; ".join(r for r in (taint_not_reviewed, NO_MODEL_REASON) if r)
         else:
             try:
                 output = agent(target, tuple(deterministic))
@@ -94,10 +104,10 @@ def evaluate(
                 exc.findings = tuple(sorted(merge_findings(f for f in findings if keep(f)),
                                             key=Finding.sort_key))
                 raise
-            findings.extend(output.findings)
+            findings = [*record_verdicts(findings, output.findings), *output.findings]
             mode, usage, transcript = output.mode, output.usage, output.transcript
             sent, cached = output.sent, output.cached
-            not_reviewed = output.not_reviewed
+            not_reviewed = output.not_reviewed or taint_not_reviewed
     if scan is not None:
         usage = {**usage, "scanner": scan.info}
         if scan.note:

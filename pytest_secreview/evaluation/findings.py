@@ -13,7 +13,7 @@ from typing import Any
 
 from ..severity import Severity, worst_first
 
-__all__ = ["Finding", "Severity", "fingerprint"]
+__all__ = ["Finding", "FlowStep", "Severity", "fingerprint"]
 
 
 _WS = re.compile(r"\s+")
@@ -25,6 +25,17 @@ def fingerprint(rule: str, path: str, anchor: str) -> str:
     normal = _WS.sub(" ", anchor).strip()
     digest = hashlib.sha256(f"{rule}\0{path}\0{normal}".encode()).hexdigest()
     return digest[:32]
+
+
+@dataclass(frozen=True)
+class FlowStep:
+    """One step of a dataflow finding's path: where attacker data went (head revision).
+    ``kind`` is ``source``, ``step``, ``call``, ``return`` or ``sink``."""
+
+    path: str
+    line: int
+    text: str
+    kind: str
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,7 @@ class Finding:
     suggestion: str | None = None
     confidence: float = 1.0
     fingerprint: str = ""
+    flow: tuple[FlowStep, ...] = ()  # a taint finding's path from source to sink
     #: For pattern and scanner findings: "confirmed" or "dismissed" by the model (with
     #: ``triage_reason``), or "untriaged" when no model checked it. None for a model's own.
     triage: str | None = None
@@ -61,12 +73,14 @@ class Finding:
         """JSON-safe dict (the ``finding.schema.json`` shape)."""
         data = asdict(self)
         data["severity"] = self.severity.value
+        data["flow"] = [asdict(step) for step in self.flow]
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Finding:
         """Inverse of :meth:`to_json`."""
-        return cls(**{**data, "severity": Severity(data["severity"])})
+        flow = tuple(FlowStep(**step) for step in data.get("flow") or ())
+        return cls(**{**data, "severity": Severity(data["severity"]), "flow": flow})
 
     def with_fingerprint(self, anchor: str) -> Finding:
         """Return a copy whose fingerprint is computed from ``anchor`` (the line's text)."""

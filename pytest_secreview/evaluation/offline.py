@@ -24,6 +24,7 @@ from ..scanners.session import ScannerSession
 from ..triage.plan import TriagePlan, plan_triage
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
+from .files import taint_session, with_flow_targets
 from .findings import Finding
 
 
@@ -63,8 +64,10 @@ def review_range(
     rules: Sequence[str] = (),
     rules_from: str = "base",
     semgrep_configs: Sequence[Path] = (),
+    use_taint: bool = True,
 ) -> RangeReview:
-    """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``.
+    """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``
+    (``use_taint=False`` leaves out the rules' dataflow sections, for measurements).
 
     Raises :class:`~pytest_secreview.errors.SecreviewError` subclasses with actionable
     messages (unknown ref, not a repository, no rule files).
@@ -81,11 +84,17 @@ def review_range(
     plan = plan_triage(diff, prepared, parsed)
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
+    taint_failed: dict[str, str] = {}
+    # Whole head and base files for the rules' dataflow (taint:) sections, read once.
+    taint = taint_session(repo, diff, parsed) if use_taint else None
     for rule in parsed:
-        for target in plan.targets(rule, prepared):
-            evaluation = evaluate(target, None, scanners=scanners)
+        for target in with_flow_targets(rule, plan.targets(rule, prepared), taint, diff):
+            evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(evaluation.findings)
-            if evaluation.not_reviewed:
+            for part in target.parts:
+                if taint is not None and taint.not_reviewed(part.file.path):
+                    taint_failed[part.file.path] = taint.not_reviewed(part.file.path) or ""
+            if evaluation.not_reviewed and rule.needs_model:
                 needs_model.extend((rule.id, p.file.path) for p in target.parts)
     for file in diff.files:
         if file.unreviewed_reason:
@@ -95,7 +104,7 @@ def review_range(
     not_reviewed = tuple(
         (f.path, f.unreviewed_reason or _why_not(f.binary, f.too_large, f.submodule))
         for f in diff.files if not f.reviewable and f.kind.value != "deleted"
-    )
+    ) + tuple(sorted(taint_failed.items()))
     return RangeReview(
         diff=diff,
         rules=tuple(parsed),

@@ -100,6 +100,7 @@ def task_prompt(
     listed = "\n".join(
         f"- {f.path}:{f.line} {f.severity.value} {f.title}" for f in deterministic
     ) or "- none"
+    flows = flow_evidence(deterministic, boundary)
     context = ""
     if pr_context:
         context = (
@@ -135,6 +136,28 @@ def task_prompt(
         hunks=hunks,
         pr_context=context,
         deterministic=listed,
+        flows=flows,
+    )
+
+
+def flow_evidence(findings: tuple[Finding, ...], boundary: str) -> str:
+    """The taint engine's paths as starting evidence: the model verifies each one (its code
+    text comes from the pull request, so it sits inside the untrusted block)."""
+    with_flow = [f for f in findings if f.flow]
+    if not with_flow:
+        return ""
+    paths = []
+    for number, finding in enumerate(with_flow, 1):
+        steps = "\n".join(f"  {i}. {one_line(s.path)}:{s.line} [{s.kind}] {one_line(s.text)}"
+                          for i, s in enumerate(finding.flow, 1))
+        paths.append(f"path {number}: ends at {one_line(finding.path)}:{finding.line} "
+                     f"({finding.cwe or finding.rule})\n{steps}")
+    return (
+        "\nDataflow paths the taint engine found: your starting evidence. Verify each path "
+        "with the tools. If you confirm it, report it at its sink line with an exploit "
+        "scenario and a fix; if it is not exploitable (a check or sanitizer the engine "
+        "missed), do not report it. Then look for what the engine cannot see.\n"
+        f"<<<UNTRUSTED {boundary}\n" + "\n".join(paths) + f"\nUNTRUSTED {boundary}>>>\n"
     )
 
 

@@ -36,6 +36,7 @@ from urllib.parse import quote, urlsplit
 from ..severity import Severity
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, Report, RuleReport
+from .sarif_flow import code_flow
 
 __all__ = [
     "FINGERPRINT_KEY",
@@ -290,6 +291,9 @@ def _result(
         result["suppressions"] = [{"kind": "external", "status": "accepted",
                                    "justification": _clean(finding.triage_reason)
                                    or "dismissed by the model"}]
+    flow = code_flow(finding.flow, _location, _clean)
+    if flow is not None:
+        result["codeFlows"] = [flow]
     return result
 
 

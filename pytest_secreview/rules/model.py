@@ -13,9 +13,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..analysis.spec import TaintSpec
 from ..evaluation.findings import Severity
 from ..scanners.spec import check_args
 from .regex import SafePattern
+from .taint import TaintSection
 
 _ID_RE = r"^[a-z0-9][a-z0-9._-]{0,79}$"
 
@@ -133,6 +135,8 @@ class RuleFrontmatter(_Strict):
     applies_to: AppliesTo = Field(default_factory=AppliesTo)
     grep: Grep = Field(default_factory=Grep)
     detect: list[DetectPattern] = Field(default_factory=list)
+    taint: TaintSection | None = Field(
+        default=None, description="Dataflow: sources, sinks, sanitizers (see the README).")
     model: str | None = None
     max_turns: int | None = Field(default=None, ge=1, le=100)
     scope: Literal["file", "pull_request"] = Field(
@@ -194,6 +198,7 @@ class Rule:
     grep_any: tuple[SafePattern, ...] = ()
     grep_removed: tuple[SafePattern, ...] = ()
     detect: tuple[Detect, ...] = field(default=())
+    taint: TaintSpec | None = None  # the compiled ``taint:`` section
     comment_template: str | None = None
     model: str | None = None
     max_turns: int | None = None

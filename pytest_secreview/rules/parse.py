@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from ..errors import RuleError
 from .model import Coverage, Detect, Rule, RuleFrontmatter, ScannerUse, content_sha, split_body
 from .regex import SafePattern
+from .taint import compile_taint
 
 
 def _safe_base() -> type[yaml.SafeLoader]:
@@ -123,6 +124,8 @@ def parse_rule(raw: bytes, source: str) -> Rule:
             for i, d in enumerate(front.detect)
         ),
         comment_template=template,
+        taint=compile_taint(rule_id, front.cwe, front.severity, front.taint)
+        if front.taint is not None else None,
         model=front.model,
         scope=front.scope,
         max_turns=front.max_turns,

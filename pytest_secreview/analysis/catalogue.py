@@ -1,0 +1,116 @@
+"""The default source catalogue (shared by every rule through the ``web`` and ``local``
+presets) and the engine's built-in knowledge: casts that end every flow, guards that validate,
+calls that never return, decorators that make a function a web view."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .spec import SourceSpec, compiled
+
+_WEB_ATTRS = (
+    # Flask / Werkzeug
+    "args", "form", "values", "json", "get_json", "cookies", "headers", "files", "data",
+    "get_data", "stream", "view_args", "url", "full_path", "path", "base_url", "referrer",
+    "query_string", "environ",
+    # Django
+    "GET", "POST", "COOKIES", "META", "body", "FILES", "read", "readline",
+    # Starlette / FastAPI / aiohttp
+    "query_params", "path_params", "form", "match_info", "query", "post", "rel_url", "text",
+    "content", "raw_path", "params",
+)
+
+#: Request data (``sources: [web]``): a request object's attributes, however it is named when
+#: it is a parameter typed ``Request`` (see :data:`REQUEST_TYPES`).
+WEB: tuple[SourceSpec, ...] = (
+    *(SourceSpec(f"*request.{attr}", "web") for attr in dict.fromkeys(_WEB_ATTRS)),
+    # http.server handlers: the request line, headers and body.
+    SourceSpec("self.path", "web", inside="*RequestHandler"),
+    SourceSpec("self.headers", "web", inside="*RequestHandler"),
+    SourceSpec("self.rfile", "web", inside="*RequestHandler"),
+    SourceSpec("self.requestline", "web", inside="*RequestHandler"),
+    # Django class-based views: the URL's captured arguments.
+    SourceSpec("self.kwargs", "web", inside="*View"),
+    SourceSpec("self.args", "web", inside="*View"),
+)
+
+#: Lower-severity inputs (``sources: [local]``): command line, stdin, environment.
+LOCAL: tuple[SourceSpec, ...] = (
+    SourceSpec("sys.argv", "local"),
+    SourceSpec("input", "local"),
+    SourceSpec("raw_input", "local"),
+    SourceSpec("sys.stdin", "local"),
+    SourceSpec("os.environ", "local"),
+    SourceSpec("os.environb", "local"),
+    SourceSpec("os.getenv", "local"),
+    SourceSpec("os.getenvb", "local"),
+)
+
+PRESETS: dict[str, tuple[SourceSpec, ...]] = {"web": WEB, "local": LOCAL}
+
+#: Parameter annotations that mark a request object (its attributes are :data:`WEB` sources).
+REQUEST_TYPES = ("*Request", "*HttpRequest", "*web.Request", "*BaseRequest", "*WSGIRequest")
+
+#: Decorators that make a function a web view whose parameters come from the URL or query.
+ROUTE_DECORATORS = (
+    "*.route", "*.get", "*.post", "*.put", "*.patch", "*.delete", "*.api_route",
+    "*.websocket", "*.view", "*.head", "*.options", "api_view", "*.api_view",
+    "require_http_methods", "*.require_http_methods", "require_GET", "*.require_GET",
+    "require_POST", "*.require_POST", "csrf_exempt", "*.csrf_exempt", "login_required",
+    "*.login_required",
+)
+
+#: Annotations (FastAPI) and URL converters (Flask ``<int:id>``) whose values are validated.
+SAFE_ANNOTATIONS = frozenset({"int", "float", "bool", "UUID", "uuid.UUID", "date", "datetime",
+                              "Decimal", "conint", "PositiveInt"})
+SAFE_CONVERTERS = frozenset({"int", "float", "uuid"})
+
+#: Calls whose result carries no attacker-controlled text: numeric casts, sizes, hashes.
+CLEAN_CALLS = (
+    "int", "float", "bool", "complex", "len", "abs", "round", "hash", "id", "ord", "isinstance",
+    "issubclass", "callable", "uuid.UUID", "UUID", "decimal.Decimal", "Decimal",
+    "datetime.*", "*.isdigit", "*.isnumeric", "*.isdecimal", "*.isalnum", "*.isalpha",
+    "*.isidentifier", "*.startswith", "*.endswith", "*.count", "*.find", "*.index",
+    "hashlib.*", "*.hexdigest", "*.digest", "secrets.*", "uuid.uuid4", "uuid.uuid1",
+    "*.exists", "*.isfile", "*.isdir", "math.*", "time.*", "random.*", "*.fetchall",
+    "*.fetchone", "*.fetchmany", "type", "range", "enumerate.__len__", "sorted.__len__",
+    "*.verify", "*.check_password_hash", "check_password_hash", "*.is_valid", "*.rowcount",
+)
+
+#: Calls on a value that validate it when the condition holds (``if name.isalnum():``).
+VALIDATOR_METHODS = frozenset({"isdigit", "isnumeric", "isdecimal", "isalnum", "isalpha",
+                               "isidentifier", "isascii"})
+VALIDATOR_CALLS = ("re.fullmatch", "re.match", "*.fullmatch", "*.match", "isinstance",
+                   "*.is_valid_*", "is_valid_*", "valid_*", "*.valid_*", "validate_*",
+                   "*.validate_*", "is_safe_*", "*.is_safe_*", "url_has_allowed_host_and_scheme",
+                   "*.url_has_allowed_host_and_scheme", "is_safe_url", "*.is_safe_url")
+
+#: Containment checks: true when the first argument lies under a base directory.
+CONTAINMENT_METHODS = frozenset({"startswith", "is_relative_to"})
+
+#: Calls after which the code does not go on (the rest of the branch is dead).
+NO_RETURN = ("abort", "*.abort", "sys.exit", "exit", "quit", "os._exit", "*.raise_for_status_",
+             "flask.abort", "werkzeug.exceptions.abort")
+
+#: Calls that copy their argument into the receiver (container mutation).
+MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault",
+                      "appendleft", "extendleft", "put", "push", "write", "writelines"})
+
+
+@lru_cache(maxsize=64)
+def _combined(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{compiled(p).pattern})" for p in patterns))
+
+
+@lru_cache(maxsize=65536)
+def any_match(patterns: tuple[str, ...], name: str) -> bool:
+    """True when ``name`` matches one of the globs (one regex per pattern list, and the
+    answer per name cached: the same callee names recur all over a pull request)."""
+    return _combined(patterns).match(name) is not None
+
+#: Constructors of configured objects (XML parsers) whose constant keyword arguments are
+#: remembered, so a sink condition can ask how the object passed to it was configured
+#: (``parser=`` built with ``resolve_entities=True``).
+CONFIGURED_CALLS = ("*XMLParser", "*XMLPullParser", "*ETCompatXMLParser", "*make_parser",
+                    "*XMLReader")

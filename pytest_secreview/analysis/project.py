@@ -1,0 +1,305 @@
+"""The modules of one analysis (a file and the pull request's other changed modules): their
+functions, classes and imports, and the function summaries calls are resolved to.
+
+Every function is run once: its parameters carry ``param:N`` labels, so the same run yields
+the flows from sources inside it (findings) and what it does with its parameters (its
+summary, applied at each call site). A recursive call in progress falls back to the default
+(its arguments reach its result).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import ir
+from .catalogue import REQUEST_TYPES, ROUTE_DECORATORS, SAFE_ANNOTATIONS, SAFE_CONVERTERS, any_match
+from .exprs import Evaluator, Summary
+from .flow import FunctionRun
+from .spec import Catalogue
+from .state import State
+from .values import Hit, Step, Trace
+
+_CONVERTER = re.compile(r"<(\w+)(?:\([^)]*\))?:(\w+)>")
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    bases: tuple[str, ...]
+    methods: dict[str, ir.FuncDef]
+    fields: dict[str, tuple[Trace, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class ModuleInfo:
+    """One parsed module and what the analysis knows about its names."""
+
+    path: str
+    module: ir.Module
+    imports: dict[str, str]
+    functions: dict[str, ir.FuncDef]
+    classes: dict[str, ClassInfo]
+    owners: dict[int, ClassInfo | None]  # id(FuncDef) -> its class
+    defs: list[ir.FuncDef]
+    globals: State | None = None
+
+
+def module_name(path: str) -> str:
+    """``pkg/mod.py`` -> ``pkg.mod`` (``__init__`` names the package)."""
+    name = path[:-3] if path.endswith(".py") else path
+    name = name.replace("/", ".")
+    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+
+
+class Project:
+    """Resolves calls between the functions of the analysed modules and caches summaries."""
+
+    def __init__(self, cat: Catalogue, modules: dict[str, ir.Module]) -> None:
+        self.cat = cat
+        self.modules = {path: _index(path, m) for path, m in modules.items()}
+        self._by_name = {module_name(path): info for path, info in self.modules.items()}
+        self._summaries: dict[int, Summary | None] = {}
+        self._lookups: dict[str, ModuleInfo | None] = {}
+        self.hits: list[Hit] = []
+
+    # -- resolution -----------------------------------------------------------------------
+    def _module(self, dotted: str) -> ModuleInfo | None:
+        if dotted in self._lookups:
+            return self._lookups[dotted]
+        found = self._by_name.get(dotted)
+        if found is None:  # a package root below the repository root (src/, app/)
+            suffix = "." + dotted
+            matches = [m for name, m in self._by_name.items() if name.endswith(suffix)]
+            found = matches[0] if len(matches) == 1 else None
+        self._lookups[dotted] = found
+        return found
+
+    def resolve(self, run: Evaluator, call: ir.Call) -> tuple[Summary, bool] | None:
+        """The summary of the function ``call`` reaches, if it is one of ours."""
+        info = self.modules.get(run.path)
+        func, method = call.func, False
+        target: tuple[ModuleInfo, ir.FuncDef] | None = None
+        if isinstance(func, ir.Attr) and isinstance(func.obj, ir.Name) and func.obj.id in (
+                "self", "cls") and info is not None:
+            owner = info.classes.get(run.owner or "")
+            if owner is not None and func.name in owner.methods:
+                target, method = (info, owner.methods[func.name]), True
+        elif isinstance(func, ir.Name) and info is not None and func.id in info.functions \
+                and func.id not in run.imports:
+            target = (info, info.functions[func.id])
+        elif info is not None and _class_name(func) in info.classes:
+            # Backup(x), Loader[T](x): the object carries what __init__ stores in its fields.
+            init = info.classes[_class_name(func)].methods.get("__init__")
+            built = self.summary(info, init) if init is not None else None
+            if built is None:
+                return None
+            return Summary((), built.hits, built.params, built.fields, constructor=True), True
+        elif isinstance(func, ir.Attr) and info is not None:
+            # job = Backup(x); job.run() or Backup(x).run(): a method of a class of ours.
+            owner = info.classes.get(
+                run.state.types.get(func.obj.id, "") if isinstance(func.obj, ir.Name)
+                else _class_name(func.obj.func) if isinstance(func.obj, ir.Call) else "")
+            if owner is not None and func.name in owner.methods:
+                target, method = (info, owner.methods[func.name]), True
+        if target is None:
+            name = run.dotted(func)
+            if name and "." in name and "(" not in name:
+                module, _, attr = name.rpartition(".")
+                other = self._module(module)
+                if other is not None and attr in other.functions:
+                    target = (other, other.functions[attr])
+        if target is None:
+            return None
+        summary = self.summary(*target)
+        return (summary, method) if summary is not None else None
+
+    # -- analysis -------------------------------------------------------------------------
+    def summary(self, info: ModuleInfo, func: ir.FuncDef) -> Summary | None:
+        """The summary of ``func`` (None while it is being computed: recursion)."""
+        key = id(func)
+        if key in self._summaries:
+            return self._summaries[key]
+        self._summaries[key] = None
+        owner = info.owners.get(key)
+        run = self._run(info, func, owner)
+        params = tuple(("**" if p.kind == "varkw" else "*" if p.kind == "var" else "") + p.name
+                       for p in func.params)
+        returns = tuple(t for taint in run.returns for t in taint)
+        facts = tuple(h for h in run.hits if h.trace.origin.startswith("param:"))
+        self.hits.extend(h for h in run.hits if not h.trace.origin.startswith("param:"))
+        if owner is not None:
+            for path, taint in run.fields.items():
+                real = tuple(t for t in taint if not t.origin.startswith("param:"))
+                if real:
+                    owner.fields[path] = tuple(dict.fromkeys((*owner.fields.get(path, ()),
+                                                              *real)))
+        fields = tuple((path, tuple(t for t in taint if t.origin != "param:0"))
+                       for path, taint in run.fields.items())
+        summary = Summary(returns, facts, params, fields)
+        self._summaries[key] = summary
+        return summary
+
+    def _run(self, info: ModuleInfo, func: ir.FuncDef, owner: ClassInfo | None) -> FunctionRun:
+        run = FunctionRun(info.path, self.cat, dict(info.imports), self,
+                          owner.bases if owner else ())
+        run.globals = info.globals
+        run.owner = owner.name if owner else None
+        state = State()
+        view = any(any_match(ROUTE_DECORATORS, run.dotted(_callee(d)) or "")
+                   for d in func.decorators)
+        safe = _converters(func)
+        params = func.params
+        request_at = next((i for i, p in enumerate(params) if p.name == "request" or (
+            p.annotation and any_match(REQUEST_TYPES, p.annotation))), None)
+        run.view = view or request_at is not None
+        for i, param in enumerate(params):
+            if param.annotation and any_match(REQUEST_TYPES, param.annotation):
+                run.aliases[param.name] = "request"
+            if owner is not None and i == 0 and param.name in ("self", "cls"):
+                # Fields another method stored from a source; anything else read from self
+                # is the receiver's (param:0), so a caller's tainted object reaches sinks.
+                state.write(param.name, "", (Trace("param:0", (Step(
+                    info.path, func.line, "step", f"parameter {param.name!r}"),)),))
+                for path, taint in owner.fields.items():
+                    state.write(param.name, path, taint)
+                continue
+            from_url = (view or (request_at is not None and i > request_at)) and (
+                param.name != "request" and not (param.annotation and any_match(
+                    REQUEST_TYPES, param.annotation)) and param.name not in safe
+                and not _safe_annotation(param.annotation) and not _is_dependency(param))
+            step = Step(info.path, func.line, "source" if from_url else "step",
+                        f"route parameter {param.name!r} (web input)" if from_url
+                        else f"parameter {param.name!r}")
+            state.write(param.name, "", ((Trace("web", (step,)),) if from_url
+                                         else (Trace(f"param:{i}", (step,)),)))
+        run.block(func.body, state)
+        return run
+
+    def analyse(self) -> list[Hit]:
+        """Every flow from a source to a sink in the analysed modules (deduplicated)."""
+        for info in self.modules.values():
+            globals_run = FunctionRun(info.path, self.cat, dict(info.imports), _NoCalls())
+            info.globals = globals_run.block(info.module.body, State()) or State()
+        for info in self.modules.values():
+            for func in info.defs:
+                self.summary(info, func)
+            for owner in info.classes.values():
+                if owner.fields:  # a second pass: methods read fields other methods store
+                    for func in owner.methods.values():
+                        run = self._run(info, func, owner)
+                        self.hits.extend(h for h in run.hits
+                                         if not h.trace.origin.startswith("param:"))
+            top = FunctionRun(info.path, self.cat, dict(info.imports), self)
+            top.globals = None
+            top.block(info.module.body, State())
+            self.hits.extend(h for h in top.hits if not h.trace.origin.startswith("param:"))
+        unique: dict[tuple[str, str, int, tuple[tuple[str, int], ...]], Hit] = {}
+        for hit in self.hits:
+            key = (hit.rule, hit.sink_path, hit.sink_line,
+                   tuple((s.path, s.line) for s in hit.trace.steps))
+            unique.setdefault(key, hit)
+        return list(unique.values())
+
+
+class _NoCalls:
+    def resolve(self, run: Evaluator, call: ir.Call) -> tuple[Summary, bool] | None:
+        return None
+
+
+def _class_name(node: ir.Expr) -> str:
+    """``C`` for a constructor callee ``C`` or ``C[T]`` (empty for anything else)."""
+    if isinstance(node, ir.Sub):
+        node = node.obj
+    return node.id if isinstance(node, ir.Name) else ""
+
+
+def _callee(node: ir.Expr) -> ir.Expr:
+    return node.func if isinstance(node, ir.Call) else node
+
+
+def _converters(func: ir.FuncDef) -> set[str]:
+    safe: set[str] = set()
+    for deco in func.decorators:
+        if isinstance(deco, ir.Call):
+            for arg in deco.args:
+                if isinstance(arg, ir.Const) and isinstance(arg.value, str):
+                    safe.update(name for conv, name in _CONVERTER.findall(arg.value)
+                                if conv in SAFE_CONVERTERS)
+    return safe
+
+
+def _safe_annotation(annotation: str | None) -> bool:
+    if not annotation:
+        return False
+    base = annotation.split("=")[0].strip().removeprefix("Optional[").rstrip("]")
+    return base in SAFE_ANNOTATIONS or base.split(".")[-1] in SAFE_ANNOTATIONS
+
+
+def _is_dependency(param: ir.Param) -> bool:
+    default = param.default
+    return isinstance(default, ir.Call) and isinstance(default.func, ir.Name | ir.Attr) and (
+        (default.func.id if isinstance(default.func, ir.Name) else default.func.name)
+        in ("Depends", "Security"))
+
+
+def _index(path: str, module: ir.Module) -> ModuleInfo:
+    package = module_name(path).split(".")
+    if not path.endswith("__init__.py"):
+        package = package[:-1]
+    imports: dict[str, str] = {}
+    functions: dict[str, ir.FuncDef] = {}
+    classes: dict[str, ClassInfo] = {}
+    owners: dict[int, ClassInfo | None] = {}
+    defs: list[ir.FuncDef] = []
+
+    def visit(stmts: tuple[ir.Stmt, ...], owner: ClassInfo | None, top: bool) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ir.Import) and top:
+                for mod, name, alias in stmt.names:
+                    if stmt.level:
+                        base = package[: len(package) - stmt.level + 1] if stmt.level > 1 \
+                            else package
+                        mod = ".".join([*base, mod] if mod else base)
+                    imports[alias] = f"{mod}.{name}" if name else (
+                        mod if alias != mod.split(".")[0] else alias)
+            elif isinstance(stmt, ir.FuncDef):
+                defs.append(stmt)
+                owners[id(stmt)] = owner
+                if owner is not None:
+                    owner.methods.setdefault(stmt.name, stmt)
+                elif top:
+                    functions[stmt.name] = stmt
+                visit(stmt.body, None, False)
+            elif isinstance(stmt, ir.ClassDef):
+                info = ClassInfo(stmt.name, tuple(_dotted(b, imports) for b in stmt.bases), {})
+                classes.setdefault(stmt.name, info)
+                visit(stmt.body, info, False)
+            else:
+                for child in _children(stmt):
+                    visit(child, owner, top)
+
+    visit(module.body, None, True)
+    return ModuleInfo(path, module, imports, functions, classes, owners, defs)
+
+
+def _children(stmt: ir.Stmt) -> list[tuple[ir.Stmt, ...]]:
+    if isinstance(stmt, ir.If):
+        return [stmt.body, stmt.orelse]
+    if isinstance(stmt, ir.Loop):
+        return [stmt.body, stmt.orelse]
+    if isinstance(stmt, ir.With):
+        return [stmt.body]
+    if isinstance(stmt, ir.Try):
+        return [stmt.body, *(h for _, h in stmt.handlers), stmt.orelse, stmt.final]
+    if isinstance(stmt, ir.Branches):
+        return list(stmt.bodies)
+    return []
+
+
+def _dotted(node: ir.Expr, imports: dict[str, str]) -> str:
+    if isinstance(node, ir.Name):
+        return imports.get(node.id, node.id)
+    if isinstance(node, ir.Attr):
+        return f"{_dotted(node.obj, imports)}.{node.name}"
+    return ""

@@ -1,0 +1,179 @@
+"""One taint analysis of a pull request: the changed Python modules at head and at base,
+analysed once per process for every taint rule, and the flows the change introduces.
+
+A flow is new when one of its steps (source, propagation or sink) is on an added line, or
+when the same flow (same rule, source and sink text) does not exist at the base revision: a
+pull request that only deletes a sanitizer or a guard creates a flow without adding a line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from . import ir
+from .catalogue import PRESETS
+from .parse import parse_module
+from .project import Project
+from .spec import Catalogue, TaintSpec, merge
+from .values import Hit
+
+#: Files larger than this are not analysed (listed as not reviewed for the taint part).
+MAX_FILE_BYTES = 2 << 20
+_WS = re.compile(r"\s+")
+
+
+class FileSource(Protocol):
+    """The contents of the pull request's files at its two revisions (None: no such file)."""
+
+    def head(self, path: str) -> bytes | None:
+        """The file at the head revision."""
+
+    def base(self, path: str) -> bytes | None:
+        """The file at the base revision (the merge base)."""
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """What the session needs to know of one changed file."""
+
+    path: str
+    old_path: str | None  # the base path (renames)
+    added: frozenset[int]  # head line numbers added by the pull request
+
+
+@dataclass(frozen=True)
+class FlowStepText:
+    path: str
+    line: int
+    kind: str
+    text: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A source-to-sink flow the pull request introduces, with the text of every step."""
+
+    rule: str
+    origin: str  # web or local
+    severity: str
+    cwe: str | None
+    steps: tuple[FlowStepText, ...]
+    sink_path: str
+    sink_line: int
+    why_new: str  # "added line" or "not at base" (a removed sanitizer or guard)
+
+
+class TaintSession:
+    """Lazily analyses every changed Python module (head and base) for all taint rules."""
+
+    def __init__(self, files: FileSource, specs: Sequence[TaintSpec],
+                 changed: Iterable[ChangedFile]) -> None:
+        self.files = files
+        self.specs = {s.rule_id: s for s in specs}
+        self.catalogue: Catalogue = merge(tuple(specs), tuple(
+            s for preset in PRESETS.values() for s in preset))
+        self.changed = {c.path: c for c in changed if c.path.endswith((".py", ".pyw"))}
+        self._flows: dict[str, list[Flow]] | None = None
+        self.failed: dict[str, str] = {}  # path -> why the taint part did not run
+
+    def covers(self, path: str) -> bool:
+        """True when ``path`` is a changed file the engine analyses (Python)."""
+        return path in self.changed
+
+    def flows(self, rule: str, path: str) -> list[Flow]:
+        """The new flows of ``rule`` whose sink is in ``path``."""
+        if self._flows is None:
+            self._flows = self._analyse()
+        return [f for f in self._flows.get(path, []) if f.rule == rule]
+
+    def not_reviewed(self, path: str) -> str | None:
+        """Why the taint part of ``path`` was not analysed, or None."""
+        if self._flows is None:
+            self._flows = self._analyse()
+        return self.failed.get(path)
+
+    def _load(self, head: bool, only: set[str] | None = None
+              ) -> tuple[dict[str, ir.Module], dict[str, list[str]]]:
+        modules: dict[str, ir.Module] = {}
+        lines: dict[str, list[str]] = {}
+        for path, change in self.changed.items():
+            if only is not None and path not in only:
+                continue
+            raw = self.files.head(path) if head else self.files.base(change.old_path or path)
+            if raw is None:
+                continue
+            if len(raw) > MAX_FILE_BYTES:
+                if head:
+                    self.failed[path] = (f"taint analysis skipped: the file is larger than "
+                                         f"{MAX_FILE_BYTES >> 20} MiB")
+                continue
+            try:
+                modules[path] = parse_module(raw)
+            except (RecursionError, ValueError, MemoryError) as exc:
+                if head:
+                    self.failed[path] = f"taint analysis could not parse the file ({exc!r})"
+                continue
+            lines[path] = raw.decode("utf-8", "replace").splitlines()
+        return modules, lines
+
+    def _run(self, modules: dict[str, ir.Module]) -> tuple[list[Hit], str | None]:
+        try:
+            return Project(self.catalogue, modules).analyse(), None
+        except RecursionError:
+            return [], "taint analysis gave up: the code nests too deeply"
+        except Exception as exc:
+            return [], f"taint analysis failed ({type(exc).__name__}: {exc})"
+
+    def _analyse(self) -> dict[str, list[Flow]]:
+        if not self.changed or not self.specs:
+            return {}
+        head_modules, head_lines = self._load(True)
+        hits, error = self._run(head_modules)
+        if error is not None:
+            for path in head_modules:
+                self.failed.setdefault(path, error)
+            return {}
+        touched = [any(s.line in self.changed[s.path].added for s in hit.trace.steps
+                       if s.path in self.changed) for hit in hits]
+        # The base revision matters only for flows the change did not touch directly, and
+        # only in the modules those flows go through (each step names its module).
+        untouched = {s.path for hit, t in zip(hits, touched, strict=True) if not t
+                     for s in hit.trace.steps}
+        base_keys: set[tuple[str, str, str, str]] = set()
+        if untouched:
+            base_modules, base_lines = self._load(False, untouched)
+            base_hits, _ = self._run(base_modules)
+            base_keys = {_key(h, base_lines) for h in base_hits}
+        out: dict[str, list[Flow]] = {}
+        for hit, added in zip(hits, touched, strict=True):
+            if not added and _key(hit, head_lines) in base_keys:
+                continue  # the same flow exists before the change: not this PR's doing
+            spec = self.specs[hit.rule]
+            steps = tuple(
+                FlowStepText(s.path, s.line, s.kind, _line_text(head_lines, s.path, s.line),
+                             s.note) for s in hit.trace.steps)
+            out.setdefault(hit.sink_path, []).append(Flow(
+                rule=hit.rule, origin=hit.trace.origin,
+                severity=spec.severity_web if hit.trace.origin == "web" else spec.severity_local,
+                cwe=spec.cwe, steps=steps, sink_path=hit.sink_path, sink_line=hit.sink_line,
+                why_new="added line" if added else "not at base",
+            ))
+        for flows in out.values():
+            flows.sort(key=lambda f: (f.sink_line, f.rule, len(f.steps)))
+        return out
+
+
+def _line_text(lines: dict[str, list[str]], path: str, line: int) -> str:
+    text = lines.get(path, [])
+    return text[line - 1].strip() if 0 < line <= len(text) else ""
+
+
+def _key(hit: Hit, lines: dict[str, list[str]]) -> tuple[str, str, str, str]:
+    source = hit.trace.steps[0] if hit.trace.steps else None
+    src = _WS.sub(" ", _line_text(lines, source.path, source.line)) if source else ""
+    sink = _WS.sub(" ", _line_text(lines, hit.sink_path, hit.sink_line))
+    return (hit.rule, hit.sink_path, src, sink)

@@ -1,0 +1,134 @@
+"""The abstract state at one program point: the taint of every access path (``x``, ``x.f``,
+``x['k']``) and the constant value of variables assigned a literal.
+
+Paths are kept per root variable, so reading ``x`` as a whole unions ``x`` and everything
+stored under it, while reading ``x['k']`` sees only that key (or, when the key was never
+stored, whatever ``x`` itself holds).
+"""
+
+from __future__ import annotations
+
+from . import ir
+from .values import CLEAN, Taint, union
+
+#: The constant value of a variable is unknown.
+UNKNOWN = object()
+
+
+def _under(key: str, path: str) -> bool:
+    return key == path or (key.startswith(path) and key[len(path)] in ".[")
+
+
+class State:
+    """Mutable for speed inside one straight-line block; :meth:`copy` at every branch."""
+
+    __slots__ = ("consts", "derived", "types", "vars")
+
+    def __init__(self) -> None:
+        self.vars: dict[str, dict[str, Taint]] = {}
+        self.consts: dict[str, object] = {}
+        self.derived: dict[str, str] = {}  # host = urlparse(url).hostname: host -> url
+        self.types: dict[str, str] = {}  # job = Backup(...): job -> "Backup"
+
+    def copy(self) -> State:
+        new = State()
+        new.vars = {root: dict(paths) for root, paths in self.vars.items()}
+        new.consts = dict(self.consts)
+        new.derived = dict(self.derived)
+        new.types = dict(self.types)
+        return new
+
+    def has(self, root: str) -> bool:
+        return root in self.vars or root in self.consts
+
+    def read(self, root: str, path: str = "") -> Taint:
+        """The taint of ``root`` + ``path``: the path and everything under it, or, when the
+        path was never stored, its closest stored ancestor."""
+        paths = self.vars.get(root)
+        if not paths:
+            return CLEAN
+        found = [t for key, t in paths.items() if _under(key, path)]
+        if path not in paths:
+            ancestor = path
+            while ancestor:
+                cut = max(ancestor.rfind("."), ancestor.rfind("["))
+                ancestor = ancestor[:cut] if cut > 0 else ""
+                if ancestor in paths:
+                    found.append(paths[ancestor])
+                    break
+            else:
+                if "" in paths and path:
+                    found.append(paths[""])
+        return union(*found)
+
+    def write(self, root: str, path: str, taint: Taint) -> None:
+        """Strong update: ``root`` + ``path`` now holds exactly ``taint``."""
+        paths = self.vars.setdefault(root, {})
+        for key in [k for k in paths if _under(k, path)]:
+            del paths[key]
+        paths[path] = taint
+        if not path:
+            self.consts.pop(root, None)
+            self.derived.pop(root, None)
+            self.types.pop(root, None)
+
+    def weak(self, root: str, path: str, taint: Taint) -> None:
+        """Weak update (an unknown key, an appended element): add ``taint`` to the path."""
+        if not taint:
+            return
+        paths = self.vars.setdefault(root, {})
+        paths[path] = union(paths.get(path, CLEAN), taint)
+
+    def set_const(self, root: str, value: object) -> None:
+        self.write(root, "", CLEAN)
+        self.consts[root] = value
+
+    def const(self, root: str) -> object:
+        return self.consts.get(root, UNKNOWN)
+
+
+def join(states: list[State | None]) -> State | None:
+    """The state after control flow merges; ``None`` is a path that does not continue."""
+    live = [s for s in states if s is not None]
+    if not live:
+        return None
+    if len(live) == 1:
+        return live[0]
+    out = State()
+    roots = {root for s in live for root in s.vars}
+    for root in roots:
+        keys = {k for s in live for k in s.vars.get(root, {})}
+        out.vars[root] = {
+            key: union(*(s.vars.get(root, {}).get(key, CLEAN) for s in live)) for key in keys
+        }
+    first = live[0]
+    for name, value in first.consts.items():
+        if all(s.consts.get(name, UNKNOWN) == value for s in live[1:]):
+            out.consts[name] = value
+    for name, origin in first.derived.items():
+        if all(s.derived.get(name) == origin for s in live[1:]):
+            out.derived[name] = origin
+    for name, kind in first.types.items():
+        if all(s.types.get(name) == kind for s in live[1:]):
+            out.types[name] = kind
+    return out
+
+
+def access_path(node: ir.Expr, consts: State | None = None) -> tuple[str, str] | None:
+    """``(root, path)`` of a Name, an attribute chain or a subscript with a constant key."""
+    suffix: list[str] = []
+    while True:
+        if isinstance(node, ir.Name):
+            return node.id, "".join(reversed(suffix))
+        if isinstance(node, ir.Attr):
+            suffix.append("." + node.name)
+            node = node.obj
+        elif isinstance(node, ir.Sub) and isinstance(node.key, ir.Const):
+            suffix.append(f"[{node.key.value!r}]")
+            node = node.obj
+        elif (isinstance(node, ir.Sub) and isinstance(node.key, ir.Name) and consts is not None
+              and consts.const(node.key.id) is not UNKNOWN):
+            suffix.append(f"[{consts.const(node.key.id)!r}]")
+            node = node.obj
+        else:
+            return None

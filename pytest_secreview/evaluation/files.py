@@ -1,0 +1,85 @@
+"""File contents for the deterministic layer: the pull request's changed files at head and
+base, read from git objects (never the working tree) with one ``git cat-file --batch`` per
+revision, and the taint session built on them."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..analysis.session import ChangedFile, TaintSession
+from ..diff.model import ChangeKind, Diff
+from ..rules.matcher import PathFilter, Target
+from ..rules.model import Rule
+from ..tools.gittree import GitTree
+
+#: Reading the changed files of one revision stops after this many seconds.
+READ_DEADLINE = 120.0
+
+
+class GitFiles:
+    """A :class:`~pytest_secreview.analysis.session.FileSource` over two commits."""
+
+    def __init__(self, repo: Path, base_sha: str, head_sha: str,
+                 head_paths: Sequence[str], base_paths: Sequence[str]) -> None:
+        self._trees = {"head": GitTree(repo, head_sha), "base": GitTree(repo, base_sha)}
+        self._wanted = {"head": tuple(head_paths), "base": tuple(base_paths)}
+        self._blobs: dict[str, dict[str, bytes]] = {}
+        self._lock = threading.Lock()
+
+    def _side(self, side: str) -> dict[str, bytes]:
+        with self._lock:
+            if side not in self._blobs:
+                tree = self._trees[side]
+                entries = [tree.entries[p] for p in self._wanted[side]
+                           if p in tree.entries and tree.entries[p].kind == "file"]
+                deadline = time.monotonic() + READ_DEADLINE
+                self._blobs[side] = {e.path: data
+                                     for e, data in tree.iter_blobs(entries, deadline=deadline)}
+            return self._blobs[side]
+
+    def head(self, path: str) -> bytes | None:
+        """``path`` at the head revision, or None."""
+        return self._side("head").get(path)
+
+    def base(self, path: str) -> bytes | None:
+        """``path`` at the base revision, or None."""
+        return self._side("base").get(path)
+
+
+def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession | None:
+    """The taint session of a review, or None when no rule has a ``taint:`` section."""
+    specs = [r.taint for r in rules if r.taint is not None]
+    if not specs:
+        return None
+    changed: list[ChangedFile] = []
+    base_paths: list[str] = []
+    for f in diff.files:
+        if not (f.reviewable and f.path.endswith((".py", ".pyw"))):
+            continue
+        old = f.old_path if f.old_path and f.old_path != f.path else None
+        changed.append(ChangedFile(f.path, old, frozenset(ln.number for ln in f.added_lines)))
+        if f.kind is not ChangeKind.ADDED:
+            base_paths.append(old or f.path)
+    head_paths = [c.path for c in changed]
+    files = GitFiles(repo, diff.base_sha, diff.head_sha, head_paths, base_paths)
+    return TaintSession(files, specs, changed)
+
+
+def with_flow_targets(rule: Rule, targets: Sequence[Target], session: TaintSession | None,
+                      diff: Diff) -> list[Target]:
+    """``targets`` plus every changed file where ``rule``'s dataflow finds a new flow that no
+    grep selected: a pull request that only removes a guard, or changes a source line far
+    from the sink, still gets an item (sorted by path, like the matcher's targets)."""
+    if rule.taint is None or session is None:
+        return list(targets)
+    covered = {t.file.path for t in targets}
+    paths = PathFilter(rule)
+    extra = [
+        Target(rule, f, f.hunks) for f in diff.files
+        if f.path not in covered and session.covers(f.path) and session.flows(rule.id, f.path)
+        and f.reviewable and paths.selects(f.path)
+    ]
+    return sorted([*targets, *extra], key=lambda t: t.file.path) if extra else list(targets)

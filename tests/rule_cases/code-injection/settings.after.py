@@ -1,0 +1,3 @@
+def parse_setting(raw: str) -> object:
+    # match: code-injection
+    return eval(raw)

@@ -1,0 +1,3 @@
+def user_filter(name: str) -> str:
+    # match: ldap-injection
+    return "(uid=" + name + ")"

@@ -1,0 +1,2 @@
+def titles(tree, name):
+    return tree.getroot().attrib.get(name)

@@ -1,0 +1,48 @@
+"""The ``taint:`` frontmatter section: validated at the trust boundary, errors that name the
+file and the key, compiled into the engine's spec."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pytest_secreview.errors import RuleError
+from pytest_secreview.rules.parse import parse_rule
+
+
+def rule(taint: str) -> bytes:
+    head = "---\ntitle: A taint rule\nseverity: critical\ncwe: CWE-78\n"
+    return (head + textwrap.dedent(taint) + "---\n").encode()
+
+
+def test_taint_section_compiles_with_presets_and_severities() -> None:
+    parsed = parse_rule(rule("""\
+        taint:
+          sources: [web, {pattern: "myapp.read_input", kind: local}]
+          sinks:
+            - call: "subprocess.*"
+              args: [0]
+              when: [{arg: shell, equals: true}]
+          sanitizers: ["shlex.quote"]
+        """), "rules/cmd.md")
+    spec = parsed.taint
+    assert spec is not None and spec.rule_id == "cmd" and spec.cwe == "CWE-78"
+    assert spec.source_kinds == {"web", "local"}
+    assert [s.pattern for s in spec.sources] == ["myapp.read_input"]
+    assert (spec.severity_web, spec.severity_local) == ("CRITICAL", "HIGH")
+    (sink,) = spec.sinks
+    assert sink.args == (0,) and sink.when[0].kw == "shell" and sink.when[0].values == (True,)
+
+
+@pytest.mark.parametrize(("taint", "key"), [
+    ("taint:\n  sinks: [{args: [0]}]\n", "taint.sinks.0"),
+    ("taint:\n  sinks: [{call: os.system, store: x}]\n", "taint.sinks.0"),
+    ("taint:\n  sinks: []\n", "taint.sinks"),
+    ("taint:\n  sources: [cloud]\n  sinks: [{call: eval}]\n", "taint.sources.0"),
+    ("taint:\n  sinks: [{call: eval, argz: [0]}]\n", "taint.sinks.0.argz"),
+], ids=["no-target", "two-targets", "no-sinks", "unknown-preset", "unknown-key"])
+def test_bad_taint_sections_name_the_file_and_key(taint: str, key: str) -> None:
+    with pytest.raises(RuleError) as info:
+        parse_rule(rule(taint), "rules/bad.md")
+    assert "rules/bad.md" in str(info.value) and key in str(info.value)
