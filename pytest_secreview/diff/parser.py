@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 
 from ..errors import DiffParseError
 from .model import ChangeKind, FileDiff, Hunk
+from .paths import decode_path, header_path, plain_path, split_git_line, to_bytes, unquote_git_path
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -54,138 +55,6 @@ _BATCH_BYTES = 64 * 1024
 _HUNK_RE = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _SUBPROJECT = "Subproject commit "
 _SUBMODULE_MODE = "160000"
-_ESCAPES = {
-    ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11,
-    ord("f"): 12, ord("r"): 13, ord('"'): 34, ord("\\"): 92,
-}
-
-
-def _read_quoted(data: bytes, start: int) -> tuple[bytes, int]:
-    """Undo git's C quoting of the string opening at ``data[start] == '"'``.
-
-    Returns the raw bytes and the index just past the closing quote.
-    """
-    out = bytearray()
-    i = start + 1
-    n = len(data)
-    while i < n:
-        c = data[i]
-        if c == 0x22:
-            return bytes(out), i + 1
-        if c != 0x5C:
-            out.append(c)
-            i += 1
-            continue
-        i += 1
-        if i >= n:
-            break
-        e = data[i]
-        if 0x30 <= e <= 0x37:
-            j = i
-            value = 0
-            while j < n and j < i + 3 and 0x30 <= data[j] <= 0x37:
-                value = value * 8 + data[j] - 0x30
-                j += 1
-            out.append(value & 0xFF)
-            i = j
-        else:
-            # Unknown escapes keep the escaped byte, as git's own unquote_c_style would refuse;
-            # being lenient here loses nothing because the byte itself is kept.
-            out.append(_ESCAPES.get(e, e))
-            i += 1
-    raise DiffParseError(f"unterminated quoted path in {data[:200]!r}")
-
-
-def _to_bytes(value: str | bytes) -> bytes:
-    if isinstance(value, bytes):
-        return value
-    try:
-        # Round-trips strings that came from bytes decoded with surrogateescape.
-        return value.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return value.encode("utf-8", "replace")
-
-
-def _decode(raw: bytes) -> str:
-    return raw.decode("utf-8", "replace")
-
-
-def unquote_git_path(raw: str | bytes) -> str:
-    """Return the path git printed as ``raw``, undoing C-style quoting if it is quoted.
-
-    ``"a/caf\\303\\251 \\"x\\".txt"`` becomes ``a/café "x".txt``; octal escapes are bytes,
-    decoded together as UTF-8. An unquoted value is returned unchanged.
-    """
-    data = _to_bytes(raw)
-    if not data.startswith(b'"'):
-        return _decode(data)
-    value, end = _read_quoted(data, 0)
-    if end != len(data):
-        raise DiffParseError(f"trailing text after quoted path {data[:200]!r}")
-    return _decode(value)
-
-
-def _strip_prefix(path: str, prefix: str) -> str:
-    return path[len(prefix):] if path.startswith(prefix) else path
-
-
-def _header_path(value: bytes, prefix: str) -> str | None:
-    """The path of a ``---``/``+++`` line's value; ``None`` for ``/dev/null``."""
-    if value.startswith(b'"'):
-        raw, _ = _read_quoted(value, 0)
-        return _strip_prefix(_decode(raw), prefix)
-    # Unquoted names never contain a tab (git quotes them), so a tab starts git's marker for
-    # names with spaces or a timestamp from other diff tools.
-    tab = value.find(b"\t")
-    if tab >= 0:
-        value = value[:tab]
-    if value == b"/dev/null":
-        return None
-    return _strip_prefix(_decode(value), prefix)
-
-
-def _plain_path(value: bytes) -> str:
-    """A ``rename from``/``copy to`` style value: quoted or not, with no prefix."""
-    if value.startswith(b'"'):
-        return _decode(_read_quoted(value, 0)[0])
-    return _decode(value)
-
-
-def _split_git_line(rest: bytes) -> tuple[str, str]:
-    """Split the ``a/X b/Y`` part of a ``diff --git`` line into ``(X, Y)``."""
-    if rest.startswith(b'"'):
-        first, end = _read_quoted(rest, 0)
-        second = rest[end:].lstrip(b" ")
-        b_raw = _read_quoted(second, 0)[0] if second.startswith(b'"') else second
-        return _strip_prefix(_decode(first), "a/"), _strip_prefix(_decode(b_raw), "b/")
-    if rest.endswith(b'"'):
-        i = rest.find(b' "')
-        while i >= 0:
-            try:
-                raw, end = _read_quoted(rest, i + 1)
-            except DiffParseError:
-                raw, end = b"", -1
-            if end == len(rest):
-                return (_strip_prefix(_decode(rest[:i]), "a/"),
-                        _strip_prefix(_decode(raw), "b/"))
-            i = rest.find(b' "', i + 1)
-    # Unquoted and possibly with spaces: ambiguous in general, but git only relies on this
-    # line for non-renames (renames carry "rename from/to"), whose two halves are equal.
-    n = len(rest)
-    if rest.startswith(b"a/") and n % 2 == 1:
-        half = (n - 5) // 2
-        if rest[2 + half:5 + half] == b" b/" and rest[2:2 + half] == rest[5 + half:]:
-            name = _decode(rest[2:2 + half])
-            return name, name
-    sep = rest.find(b" b/")
-    if sep < 0:
-        sep = rest.find(b" ")
-    if sep < 0:
-        raise DiffParseError(f"cannot read the paths of 'diff --git {_decode(rest[:200])}'")
-    return (_strip_prefix(_decode(rest[:sep]), "a/"),
-            _strip_prefix(_decode(rest[sep + 1:]), "b/"))
-
-
 class _FileState:
     """What has been read so far of one ``diff --git`` section."""
 
@@ -395,7 +264,7 @@ class _Parser:
             else:
                 raise DiffParseError(
                     f"hunk {self.h_header!r} ended early: expected {rem_old} more old and "
-                    f"{rem_new} more new lines, got {_decode(line[:80])!r}"
+                    f"{rem_new} more new lines, got {decode_path(line[:80])!r}"
                 )
             i += 1
         f.nbytes = nbytes
@@ -418,7 +287,7 @@ class _Parser:
         self._close_hunk()
         m = _HUNK_RE.match(line)
         if m is None:
-            raise DiffParseError(f"malformed hunk header {_decode(line[:200])!r}")
+            raise DiffParseError(f"malformed hunk header {decode_path(line[:200])!r}")
         old_start, old_count, new_start, new_count = m.groups()
         self.h_old_start = int(old_start)
         self.h_old_count = 1 if old_count is None else int(old_count)
@@ -426,7 +295,7 @@ class _Parser:
         self.h_new_count = 1 if new_count is None else int(new_count)
         self.rem_old, self.rem_new = self.h_old_count, self.h_new_count
         self.old_no, self.new_no = self.h_old_start, self.h_new_start
-        self.h_header = _decode(line.rstrip(b"\r"))
+        self.h_header = decode_path(line.rstrip(b"\r"))
         self.h_raw = [] if f.too_large else [line]
         self.hunk_open = True
 
@@ -451,34 +320,34 @@ class _Parser:
 
     def _header_line(self, line: bytes, f: _FileState) -> None:
         if line.startswith(b"--- "):
-            f.minus = _header_path(line[4:], "a/")
+            f.minus = header_path(line[4:], "a/")
         elif line.startswith(b"+++ "):
-            f.plus = _header_path(line[4:], "b/")
+            f.plus = header_path(line[4:], "b/")
         elif line.startswith(b"index "):
             parts = line.split(b" ")
             if len(parts) >= 3:
-                f.index_mode = _decode(parts[2])
+                f.index_mode = decode_path(parts[2])
         elif line.startswith(b"new file mode "):
             f.new_file = True
-            f.new_mode = _decode(line[14:])
+            f.new_mode = decode_path(line[14:])
         elif line.startswith(b"deleted file mode "):
             f.deleted = True
-            f.old_mode = _decode(line[18:])
+            f.old_mode = decode_path(line[18:])
         elif line.startswith(b"old mode "):
-            f.old_mode = _decode(line[9:])
+            f.old_mode = decode_path(line[9:])
         elif line.startswith(b"new mode "):
-            f.new_mode = _decode(line[9:])
+            f.new_mode = decode_path(line[9:])
         elif line.startswith(b"similarity index "):
             digits = line[17:].rstrip(b"%")
             f.similarity = int(digits) if digits.isdigit() else None
         elif line.startswith(b"rename from "):
-            f.rename_from = _plain_path(line[12:])
+            f.rename_from = plain_path(line[12:])
         elif line.startswith(b"rename to "):
-            f.rename_to = _plain_path(line[10:])
+            f.rename_to = plain_path(line[10:])
         elif line.startswith(b"copy from "):
-            f.copy_from = _plain_path(line[10:])
+            f.copy_from = plain_path(line[10:])
         elif line.startswith(b"copy to "):
-            f.copy_to = _plain_path(line[8:])
+            f.copy_to = plain_path(line[8:])
         elif line.startswith(b"Binary files ") and line.endswith(b" differ"):
             f.binary = True
         elif line == b"GIT binary patch":
@@ -508,7 +377,7 @@ def _build(f: _FileState) -> FileDiff:
     def from_git_line(side: int) -> str:
         nonlocal git_paths
         if git_paths is None:
-            git_paths = _split_git_line(f.git_line)
+            git_paths = split_git_line(f.git_line)
         return git_paths[side]
 
     old = f.rename_from or f.copy_from
@@ -533,7 +402,7 @@ def _build(f: _FileState) -> FileDiff:
 
     path = (old if kind is ChangeKind.DELETED else new) or old or new
     if not path:
-        raise DiffParseError(f"no path for 'diff --git {_decode(f.git_line[:200])}'")
+        raise DiffParseError(f"no path for 'diff --git {decode_path(f.git_line[:200])}'")
     hunks = tuple(f.hunks)
     return FileDiff(
         path=path,
@@ -618,5 +487,5 @@ def parse_diff_text(
     text: str | bytes, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 ) -> list[FileDiff]:
     """Parse a whole patch held in memory; see :func:`parse_diff`."""
-    data = _to_bytes(text)
+    data = to_bytes(text)
     return parse_diff((data,), max_file_bytes=max_file_bytes)
