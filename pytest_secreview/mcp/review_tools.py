@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,7 +19,7 @@ from ..audit.evidence import collect_evidence
 from ..evaluation.offline import RangeReview, load_rules, review_range
 from ..rules.model import Rule
 from ..tools.errors import ToolError
-from ..tools.registry import Tool
+from ..tools.registry import Tool, object_schema
 
 #: Characters of a rule's instructions shown by ``explain_rule`` (the output cap applies too).
 _MAX_INSTRUCTIONS = 20_000
@@ -44,13 +43,6 @@ class ReviewDiffArgs(_Args):
     """``review_diff`` takes no arguments: the range is fixed when the server starts."""
 
 
-def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
 
 
 @dataclass(frozen=True)
@@ -192,7 +184,7 @@ class ReviewTools:
                     "List the security rules this review uses (id, severity, whether a model "
                     "is needed, title). Rules are read from the base revision by default."
                 ),
-                parameters=_schema({}, []),
+                parameters=object_schema({}, []),
                 function=self.list_rules,
                 args_model=ListRulesArgs,
             ),
@@ -202,7 +194,7 @@ class ReviewTools:
                     "Show one rule's metadata (severity, CWE, OWASP, paths, deterministic "
                     "patterns) and the reviewer instructions it gives."
                 ),
-                parameters=_schema(
+                parameters=object_schema(
                     {"rule_id": {"type": "string", "description": "A rule id from list_rules."}},
                     ["rule_id"],
                 ),
@@ -217,7 +209,7 @@ class ReviewTools:
                     "'path:line: SEVERITY [rule] title', then the change's risk signals "
                     "(network, subprocess, environment, install hooks, ...)."
                 ),
-                parameters=_schema({}, []),
+                parameters=object_schema({}, []),
                 function=self.review_diff,
                 args_model=ReviewDiffArgs,
             ),

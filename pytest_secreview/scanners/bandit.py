@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,12 +20,13 @@ from typing import Any
 from ..severity import Severity
 from .base import (
     RawFinding,
-    ScannerCrashed,
     ScanOutput,
     batches,
     clean_env,
     confidence_of,
     cwe_of,
+    load_json_report,
+    relative_path,
     run_command,
 )
 from .spec import INSTALL_HINT
@@ -58,23 +58,13 @@ class Bandit:
             out, took = run_command(command, cwd=workdir, env=clean_env(home),
                                     timeout=timeout, ok_codes=(0, 1), name="bandit")
             seconds += took
-            data = _load(out)
+            data = load_json_report("bandit", out)
             version = version or _version()
             findings.extend(_finding(r) for r in data.get("results", []))
             for error in data.get("errors", []):
-                errors[_path(str(error.get("filename", "")))] = str(error.get("reason", ""))
+                errors[relative_path(str(error.get("filename", "")))] = str(error.get("reason", ""))
         return ScanOutput(tuple(findings), version, seconds, errors)
 
-
-def _load(out: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(out)
-    except ValueError:
-        raise ScannerCrashed("bandit printed something that is not its JSON report: "
-                             + out[:200].decode("utf-8", "replace")) from None
-    if not isinstance(data, dict):
-        raise ScannerCrashed("bandit's JSON report is not an object")
-    return data
 
 
 def _version() -> str:
@@ -84,15 +74,12 @@ def _version() -> str:
         return "unknown"
 
 
-def _path(name: str) -> str:
-    return name[2:] if name.startswith("./") else name
-
 
 def _finding(result: dict[str, Any]) -> RawFinding:
     line = int(result.get("line_number") or 1)
     lines = [int(n) for n in result.get("line_range") or [line]]
     return RawFinding(
-        path=_path(str(result.get("filename", ""))),
+        path=relative_path(str(result.get("filename", ""))),
         line=line,
         end_line=max([line, *lines]),
         check_id=f"{result.get('test_id', '')} {result.get('test_name', '')}".strip(),

@@ -8,6 +8,7 @@ Finding contract (rule id, fingerprint, changed lines) is :mod:`.session`'s job.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -162,3 +163,21 @@ def batches(paths: Sequence[str], max_chars: int = 100_000) -> list[list[str]]:
         out[-1].append(path)
         size += len(path) + 1
     return out
+
+
+def load_json_report(scanner: str, out: bytes) -> dict[str, Any]:
+    """A scanner's JSON report from its standard output; :class:`ScannerCrashed` when it is
+    anything else (a crash message, a truncated write)."""
+    try:
+        data = json.loads(out)
+    except ValueError:
+        raise ScannerCrashed(f"{scanner} printed something that is not its JSON report: "
+                             + out[:200].decode("utf-8", "replace")) from None
+    if not isinstance(data, dict):
+        raise ScannerCrashed(f"{scanner}'s JSON report is not an object")
+    return data
+
+
+def relative_path(name: str) -> str:
+    """A path the scanner printed, without the ``./`` it may put in front."""
+    return name[2:] if name.startswith("./") else name

@@ -15,7 +15,6 @@ CWE from ``metadata.cwe``.
 from __future__ import annotations
 
 import importlib.util
-import json
 import shutil
 import sysconfig
 from collections.abc import Sequence
@@ -31,6 +30,8 @@ from .base import (
     clean_env,
     confidence_of,
     cwe_of,
+    load_json_report,
+    relative_path,
     run_command,
 )
 from .spec import INSTALL_HINT
@@ -100,29 +101,17 @@ class Semgrep:
             out, took = run_command(command, cwd=workdir, env=env, timeout=timeout,
                                     ok_codes=(0, 1), name="semgrep")
             seconds += took
-            data = _load(out)
+            data = load_json_report("semgrep", out)
             version = version or str(data.get("version", "")) or "unknown"
             findings.extend(_finding(r, prefixes) for r in data.get("results", []))
             for error in data.get("errors", []):
                 path = error.get("path")
                 if path and str(error.get("level", "")).lower() == "error":
-                    errors[_path(str(path))] = str(error.get("message") or error.get("type"))
+                    errors[relative_path(str(path))] = str(error.get("message")
+                                                           or error.get("type"))
         return ScanOutput(tuple(findings), version, seconds, errors)
 
 
-def _load(out: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(out)
-    except ValueError:
-        raise ScannerCrashed("semgrep printed something that is not its JSON report: "
-                             + out[:200].decode("utf-8", "replace")) from None
-    if not isinstance(data, dict):
-        raise ScannerCrashed("semgrep's JSON report is not an object")
-    return data
-
-
-def _path(name: str) -> str:
-    return name[2:] if name.startswith("./") else name
 
 
 def _rule_id(check_id: str, prefixes: Sequence[str]) -> str:
@@ -138,7 +127,7 @@ def _finding(result: dict[str, Any], prefixes: Sequence[str]) -> RawFinding:
     line = int((result.get("start") or {}).get("line") or 1)
     end = int((result.get("end") or {}).get("line") or line)
     return RawFinding(
-        path=_path(str(result.get("path", ""))),
+        path=relative_path(str(result.get("path", ""))),
         line=line,
         end_line=max(line, end),
         check_id=_rule_id(str(result.get("check_id", "")), prefixes),

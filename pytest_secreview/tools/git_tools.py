@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,7 +21,7 @@ from .errors import GateDenied, ToolError
 from .gate import Gate
 from .gittree import GIT_TIMEOUT, GitTree, resolve_commit, run_git_capped
 from .limits import ToolLimits
-from .registry import Tool
+from .registry import Tool, object_schema
 
 _DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "-M")
 # More exclusions than this would not fit a command line; the tool refuses instead.
@@ -51,13 +50,6 @@ class GitShowArgs(_Args):
     ref: str = Field(max_length=255)
 
 
-def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
 
 
 class GitTools:
@@ -182,7 +174,7 @@ class GitTools:
                     "The pull request's diff (from the merge base of `base` and the reviewed "
                     "head, to the head). Default base: the PR's base commit."
                 ),
-                parameters=_schema(
+                parameters=object_schema(
                     {
                         "base": {
                             "type": "string",
@@ -198,7 +190,7 @@ class GitTools:
                 name="git_log",
                 description="Recent commits of the reviewed head, newest first, with changed "
                 "files and line counts.",
-                parameters=_schema(
+                parameters=object_schema(
                     {
                         "max_count": {
                             "type": "integer",
@@ -215,7 +207,7 @@ class GitTools:
             Tool(
                 name="git_show",
                 description="One commit's message, changed files and patch.",
-                parameters=_schema(
+                parameters=object_schema(
                     {
                         "ref": {
                             "type": "string",

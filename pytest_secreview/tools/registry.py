@@ -33,6 +33,16 @@ logger = get_logger("pytest_secreview.tools")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
+
+def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """A tool's declared ``parameters``: a closed JSON object (what every provider accepts)."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
 @dataclass(frozen=True)
 class Tool:
     """A tool a model may call.

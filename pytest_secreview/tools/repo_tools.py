@@ -25,7 +25,7 @@ from .github_tools import FetchPRFiles, GitHubPRContext
 from .gittree import GitTree, TreeEntry
 from .globs import compile_glob
 from .limits import ToolLimits
-from .registry import Tool, ToolRegistry
+from .registry import Tool, ToolRegistry, object_schema
 from .sandbox import MAX_PATH_CHARS, clean_relative
 
 #: Characters of a matching line shown by ``search_files``.
@@ -62,13 +62,6 @@ class SearchFilesArgs(_Args):
     ignore_case: bool = False
 
 
-def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
 
 
 class RepoTools:
@@ -337,7 +330,7 @@ class RepoTools:
                     "file is longer the result says how to read more with offset. Binary "
                     "files are described, not shown."
                 ),
-                parameters=_schema(
+                parameters=object_schema(
                     {
                         "path": {"type": "string", "description": f"File {_PATH_DOC}."},
                         "offset": {
@@ -367,7 +360,7 @@ class RepoTools:
                     "(relative to `path`) matches a gitignore-style glob: '*.py' matches at "
                     "any depth, 'src/**/*.ts' is anchored, '*' lists everything."
                 ),
-                parameters=_schema(
+                parameters=object_schema(
                     {
                         "pattern": {"type": "string", "description": "Gitignore-style glob."},
                         "path": {
@@ -388,7 +381,7 @@ class RepoTools:
                     "expression (no look-around or back-references); returns 'path:line: "
                     f"text', at most {limits.max_matches} lines, and says when it stopped early."
                 ),
-                parameters=_schema(
+                parameters=object_schema(
                     {
                         "pattern": {"type": "string", "description": "RE2 regular expression."},
                         "path": {
