@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..evaluation.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
 from ..tools.redaction import redact, strip_control
 from .signals import Category
@@ -105,11 +106,7 @@ def validate_verdict(args: dict[str, Any]) -> VerdictReport:
     try:
         report = VerdictReport.model_validate(args)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:8]
-        )
-        raise ValueError(f"report_verdict arguments are invalid: {problems}. Call "
-                         "report_verdict again with corrected arguments.") from None
+        raise invalid_arguments("report_verdict", exc) from None
     return report.model_copy(update={
         "summary": _clean(report.summary),
         "evidence": [e.model_copy(update={"explanation": _clean(e.explanation),

@@ -161,6 +161,16 @@ def _normalise_path(path: str) -> str:
     return path
 
 
+def invalid_arguments(tool: str, exc: ValidationError) -> ValueError:
+    """The message a model gets back when its call of ``tool`` (a run's final tool) does not
+    validate: each problem at its place in the arguments, and what to do."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:8]
+    )
+    return ValueError(f"{tool} arguments are invalid: {problems}. Call {tool} again with "
+                      "corrected arguments.")
+
+
 def validate_report(
     args: dict[str, Any], *, rule_id: str, source: str, file: FileDiff,
     known_paths: Collection[str], line_count: Callable[[str], int | None] | None = None,
@@ -176,11 +186,7 @@ def validate_report(
     try:
         report = FindingsReport.model_validate(args)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:8]
-        )
-        raise ValueError(f"report_findings arguments are invalid: {problems}. Call "
-                         "report_findings again with corrected arguments.") from None
+        raise invalid_arguments("report_findings", exc) from None
     if ignored is not None:
         ignored.extend(one_line(str(k))[:80] for k in (report.model_extra or {}))
     added = {line.number: line.text for line in file.added_lines}

@@ -21,6 +21,7 @@ from ..errors import EvaluationError, SecreviewError
 from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
 from ..evaluation.findings import Finding
 from ..evaluation.prompt import new_boundary
+from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
 from ..rules.model import Rule
@@ -112,9 +113,7 @@ def triage_with_model(
         try:
             choice = _Choice.model_validate(args)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-                                 for e in exc.errors()[:5])
-            raise ValueError(f"choose_rules arguments are invalid: {problems}") from None
+            raise invalid_arguments("choose_rules", exc) from None
         for i, item in enumerate(choice.add):
             if item.rule not in candidates:
                 raise ValueError(f"add.{i}.rule: {item.rule!r} is not a rule you may add; use "

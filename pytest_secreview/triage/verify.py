@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import EvaluationError, SecreviewError
 from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
 from ..evaluation.findings import Finding
+from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
 from ..tools.redaction import redact, strip_control
@@ -123,9 +124,7 @@ def verify_findings(
         try:
             parsed = _Verdicts.model_validate(args)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-                                 for e in exc.errors()[:5])
-            raise ValueError(f"triage_findings arguments are invalid: {problems}") from None
+            raise invalid_arguments("triage_findings", exc) from None
         out_of_range = [v.index for v in parsed.verdicts if v.index > len(chosen)]
         if out_of_range:
             raise ValueError(f"indexes {out_of_range} are not findings; number 1 to {len(chosen)}")
