@@ -11,22 +11,21 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .analysis.session import TaintSession
 from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
-from .evaluation.files import taint_session, with_flow_targets
 from .evaluation.findings import Finding
 from .options import Settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
 from .rules.parse import parse_rule
-from .scanners.session import ScannerSession
 from .trust import tracked_under
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # each layer loads when the review first needs it
+    from .analysis.session import TaintSession
+    from .scanners.session import ScannerSession
     from .triage.plan import TriagePlan
 
 
@@ -53,6 +52,8 @@ class ReviewState:
     @cached_property
     def scanners(self) -> ScannerSession:
         """The external scanners of ``scanner:`` rules, run once per session."""
+        from .scanners.session import ScannerSession
+
         return ScannerSession(
             repo=self.repo, head_sha=self.diff.head_sha,
             # Semgrep configs in the repository are trusted like its rules (--secreview-rules-from).
@@ -100,13 +101,17 @@ class ReviewState:
     def taint(self) -> TaintSession | None:
         """The dataflow analysis of the changed Python files (built on first use, once per
         process; None when no rule has a ``taint:`` section)."""
+        from .evaluation.files import taint_session
+
         return taint_session(self.repo, self.diff, self.rules)
 
     def targets(self, rule: Rule) -> list[Target]:
         """The items of ``rule``: the matcher's targets, plus files where the rule's dataflow
         finds a flow the pull request introduced (a removed guard matches no grep)."""
-        return with_flow_targets(rule, self.triage.targets(rule, self.prepared), self.taint,
-                                 self.diff)
+        from .evaluation.files import with_dataflow_target
+
+        return with_dataflow_target(rule, self.triage.targets(rule, self.prepared), self.taint,
+                                    self.diff)
 
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's

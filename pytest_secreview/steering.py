@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from .diff.model import Diff
+from .diff.model import Diff, FileDiff
 from .errors import ConfigError
 from .invocation import SELECTION, CommandLine, parse_command_line, trusted_args
 from .options import SPECS, Settings, ini_values, load_settings
@@ -217,14 +217,16 @@ def touched(diff: Diff) -> Touched:
             conftests.append(file.path)
         if name in CONFIG_NAMES:
             configs.append(file.path)
-        lines = (line.text for line in (*file.added_lines, *file.removed_lines))
-        if name == "entry_points.txt" or (name in _PACKAGING and _mentions_pytest11(lines)):
+        if name == "entry_points.txt" or (name in _PACKAGING and _mentions_pytest11(file)):
             entries.append(file.path)
     return Touched(tuple(sorted(conftests)), tuple(sorted(configs)), tuple(sorted(entries)))
 
 
-def _mentions_pytest11(lines: Iterable[str]) -> bool:
-    return any("pytest11" in line for line in lines)
+def _mentions_pytest11(file: FileDiff) -> bool:
+    # Only packaging files get here: the other files' lines are never split (a large pull
+    # request has hundreds of thousands of them).
+    return any("pytest11" in text for hunk in file.hunks
+               for text in (*hunk.added_texts(), *hunk.removed_texts()))
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,9 @@ def test_flow_across_lines_functions_and_modules_fails_with_its_path(
     sarif_path = pytester.path / "r.sarif"
     result = review(pytester, f"--secreview-sarif={sarif_path}", "-k", "command-injection")
     out = result.stdout.str()
-    result.assert_outcomes(failed=1)
+    # The sink's file fails; shop/views.py (the source, no grep match) is the rule's dataflow
+    # item, and the flow it starts is reported at its sink, not twice.
+    result.assert_outcomes(failed=1, passed=1)
     assert "shop/helpers.py:10" in out and "CRITICAL" in out
     sarif = json.loads(sarif_path.read_text())
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(sarif)
@@ -131,7 +133,7 @@ def test_the_sanitized_twin_passes(pytester: pytest.Pytester, review_repo: Build
     review_repo(pr={"shop/__init__.py": "", "shop/helpers.py": HELPERS, "shop/views.py": safe})
     result = review(pytester, "-k", "command-injection")
     assert "untrusted data reaches" not in result.stdout.str()
-    result.assert_outcomes(skipped=1)
+    result.assert_outcomes(skipped=1, passed=1)  # passed: the dataflow item of shop/views.py
 
 
 TAINT_RULE = textwrap.dedent('''\
@@ -174,7 +176,7 @@ def test_flows_are_the_models_starting_evidence_and_its_verdict_is_recorded(
             "secreview/rules", "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
             server.url, "--json-report", f"--json-report-file={report_file}")
         sent = json.dumps(server.requests[0].json)
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(failed=1, passed=1)  # passed: the dataflow item of shop/views.py
     assert "Dataflow paths the taint engine found" in sent
     assert "shop/views.py:10 [source]" in sent and "shop/helpers.py:10 [sink]" in sent
     findings = json.loads(report_file.read_text())["tests"][0]["metadata"]["secreview"][

@@ -5,12 +5,15 @@ each path when the rule also has review instructions."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from ..analysis.session import Flow, TaintSession
 from ..diff.model import FileDiff
 from ..rules.model import Rule
 from ..severity import Severity
 from .findings import Finding, FlowStep
+
+if TYPE_CHECKING:  # the engine loads only when a review runs a taint: section
+    from ..analysis.session import Flow, TaintSession
 
 
 def run_taint(rule: Rule, file: FileDiff, session: TaintSession | None

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..analysis.session import TaintSession
 from ..errors import EvaluationError
-from ..rules.matcher import Target
-from ..scanners.session import ScannerSession, scan_target
+from ..rules.matcher import DataflowTarget, Target
 from .dataflow import record_verdicts, run_taint, with_flows
 from .deterministic import run_detect
 from .findings import Finding
+
+if TYPE_CHECKING:  # the scanner and dataflow layers load when a rule uses them
+    from ..analysis.session import TaintSession
+    from ..scanners.session import ScannerSession
 
 #: Why an item that needs a model was not reviewed by one.
 NO_MODEL_REASON = (
@@ -73,6 +75,8 @@ def evaluate(
     ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
     dataflow session) runs the rule's ``taint:`` section; ``verify`` is the model's check of
     pattern and scanner findings (None: no model)."""
+    if isinstance(target, DataflowTarget):
+        return _dataflow_only(target, taint, keep)
     deterministic: list[Finding] = []
     taint_not_reviewed: str | None = None
     # A batch of the general review holds several files: each one's own checks.
@@ -84,6 +88,8 @@ def evaluate(
         deterministic += with_flows(run_detect(target.rule, file, dataflow=dataflow), flows)
     scan = None
     if target.rule.scanner is not None:  # an external scanner's findings are deterministic too
+        from ..scanners.session import scan_target
+
         scan = scan_target(target, scanners, [f for f in deterministic if keep(f)])
         deterministic = [*deterministic, *scan.findings]
     findings = list(deterministic)
@@ -116,6 +122,20 @@ def evaluate(
     kept, usage = _triage(target, kept, usage, verify)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent)
+
+
+def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,
+                   keep: Callable[[Finding], bool]) -> Evaluation:
+    """A rule's flows in the files its grep selected nothing in: the dataflow alone decides."""
+    findings: list[Finding] = []
+    why: list[str] = []
+    for part in target.parts:
+        flows, not_analysed = run_taint(target.rule, part.file, taint)
+        findings += flows
+        if not_analysed:
+            why.append(f"{part.file.path}: {not_analysed}")
+    kept = sorted(merge_findings(f for f in findings if keep(f)), key=Finding.sort_key)
+    return Evaluation(tuple(kept), "deterministic", {}, "; ".join(why) or None)
 
 
 def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],

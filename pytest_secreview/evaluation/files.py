@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..analysis.session import ChangedFile, TaintSession
 from ..diff.model import ChangeKind, Diff
-from ..rules.matcher import PathFilter, Target
+from ..rules.matcher import DataflowTarget, FileHunks, PathFilter, Target
 from ..rules.model import Rule
 from ..tools.gittree import GitTree
 
@@ -68,18 +68,19 @@ def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession
     return TaintSession(files, specs, changed)
 
 
-def with_flow_targets(rule: Rule, targets: Sequence[Target], session: TaintSession | None,
-                      diff: Diff) -> list[Target]:
-    """``targets`` plus every changed file where ``rule``'s dataflow finds a new flow that no
-    grep selected: a pull request that only removes a guard, or changes a source line far
-    from the sink, still gets an item (sorted by path, like the matcher's targets)."""
+def with_dataflow_target(rule: Rule, targets: Sequence[Target], session: TaintSession | None,
+                         diff: Diff) -> list[Target]:
+    """``targets`` plus, for a rule with a ``taint:`` section, one :class:`DataflowTarget`
+    holding every changed file the engine reads that no target covers: the flows there are
+    found when the item runs, not at collection."""
     if rule.taint is None or session is None:
         return list(targets)
-    covered = {t.file.path for t in targets}
+    covered = {part.file.path for target in targets for part in target.parts}
     paths = PathFilter(rule)
-    extra = [
-        Target(rule, f, f.hunks) for f in diff.files
-        if f.path not in covered and session.covers(f.path) and session.flows(rule.id, f.path)
-        and f.reviewable and paths.selects(f.path)
-    ]
-    return sorted([*targets, *extra], key=lambda t: t.file.path) if extra else list(targets)
+    rest = [FileHunks(f, f.hunks) for f in sorted(diff.files, key=lambda f: f.path)
+            if f.path not in covered and f.hunks and f.reviewable and session.covers(f.path)
+            and paths.selects(f.path)]
+    if not rest:
+        return list(targets)
+    first, *others = rest
+    return [*targets, DataflowTarget(rule, first.file, first.hunks, rest=tuple(others))]

@@ -17,14 +17,14 @@ from ..diff.git import load_diff
 from ..diff.model import Diff
 from ..errors import RuleError
 from ..rules.loader import find_rule_files
-from ..rules.matcher import PreparedDiff
+from ..rules.matcher import DataflowTarget, PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
 from ..triage.plan import TriagePlan, plan_triage
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
-from .files import taint_session, with_flow_targets
+from .files import taint_session, with_dataflow_target
 from .findings import Finding
 
 
@@ -88,13 +88,14 @@ def review_range(
     # Whole head and base files for the rules' dataflow (taint:) sections, read once.
     taint = taint_session(repo, diff, parsed) if use_taint else None
     for rule in parsed:
-        for target in with_flow_targets(rule, plan.targets(rule, prepared), taint, diff):
+        for target in with_dataflow_target(rule, plan.targets(rule, prepared), taint, diff):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(evaluation.findings)
             for part in target.parts:
                 if taint is not None and taint.not_reviewed(part.file.path):
                     taint_failed[part.file.path] = taint.not_reviewed(part.file.path) or ""
-            if evaluation.not_reviewed and rule.needs_model:
+            if (evaluation.not_reviewed and rule.needs_model
+                    and not isinstance(target, DataflowTarget)):
                 needs_model.extend((rule.id, p.file.path) for p in target.parts)
     for file in diff.files:
         if file.unreviewed_reason:

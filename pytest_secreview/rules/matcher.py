@@ -76,6 +76,20 @@ class BatchTarget(Target):
         return f"b{self.index}:{paths[0]}{more}"
 
 
+@dataclass(frozen=True)
+class DataflowTarget(BatchTarget):
+    """The changed files a rule's ``taint:`` section reads where its grep selected nothing: one
+    deterministic item per rule that reports the flows the pull request introduces there (a
+    pull request that only removes a guard matches no grep). It runs no pattern, scanner or
+    model review, so collection never waits for the dataflow analysis."""
+
+    @property
+    def label(self) -> str:
+        paths = list(dict.fromkeys(part.file.path for part in self.parts))
+        more = f"+{len(paths) - 1}" if len(paths) > 1 else ""
+        return f"dataflow:{paths[0]}{more}"
+
+
 class PathFilter:
     """A rule's ``applies_to`` compiled once: gitignore-style globs and extensions."""
 
