@@ -5,8 +5,6 @@ request slips into addopts stop the run."""
 
 from __future__ import annotations
 
-import json
-import textwrap
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -15,59 +13,18 @@ from tests.conftest import ReviewRepo, aws_key_id
 from tests.fake_providers import (
     FakeServer,
     FakeServers,
-    Recorded,
     Reply,
-    openai_completion,
-    openai_tool_call,
 )
+from tests.test_hostile import RULE, no_findings
+from tests.test_plugin import DEBUG_RULE as DEBUG
+from tests.test_plugin import run
 
 Build = Callable[..., ReviewRepo]
-
-RULE = textwrap.dedent(
-    """\
-    ---
-    title: Hard-coded AWS key
-    severity: critical
-    grep:
-      any: ["AKIA", "execute"]
-    detect:
-      - pattern: "AKIA[0-9A-Z]{16}"
-        message: AWS access key id in source
-    ---
-    Check where credentials and queries come from.
-    """
-)
-
-DEBUG = textwrap.dedent(
-    """\
-    ---
-    title: Debug mode enabled
-    severity: medium
-    applies_to:
-      file_extensions: [".py"]
-    detect:
-      - pattern: "debug\\\\s*=\\\\s*True"
-        message: Debug mode enabled
-    ---
-    """
-)
-
-
-def no_findings(request: Recorded) -> Reply:
-    return Reply(json=openai_completion(
-        tool_calls=[openai_tool_call("c1", "report_findings", json.dumps({"findings": []}))],
-        finish_reason="tool_calls"))
-
 
 @pytest.fixture
 def servers() -> Iterator[FakeServers]:
     with FakeServers() as running:
         yield running
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
-                              "--secreview-rules", "secreview/rules", *args)
 
 
 def _trusted_and_attacker(servers: FakeServers) -> tuple[FakeServer, FakeServer]:
