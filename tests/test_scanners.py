@@ -123,6 +123,21 @@ def test_bandit_reports_the_added_shell_call_only(pytester: pytest.Pytester,
 
 
 @needs_bandit
+def test_a_pull_request_file_named_like_a_standard_module_never_runs_in_the_scan(
+        pytester: pytest.Pytester, review_repo: Build, tmp_path: Path) -> None:
+    # The scan's working directory holds the pull request's files: a `python -m bandit`
+    # there would import this `locale.py` instead of the standard library's, running code
+    # from the pull request in the CI job.
+    marker = tmp_path / "pr-code-ran"
+    evil = f"open({str(marker)!r}, 'w').write('ran')\n" + "raise SystemExit(0)\n"
+    review_repo(base={"app.py": BASE_APP}, pr={"app.py": PR_APP, "locale.py": evil})
+    result, items = review(pytester, "--secreview-rules", BANDIT_RULE,
+                           "--secreview-fail-on=high")
+    assert not marker.exists(), "the pull request's locale.py ran during the scan"
+    assert any(f["title"].startswith("B602") for f in findings_of(items)), result.stdout.str()
+
+
+@needs_bandit
 def test_nosec_written_by_the_pull_request_does_not_hide_a_finding(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:

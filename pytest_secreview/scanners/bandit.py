@@ -52,7 +52,9 @@ class Bandit:
         version = ""
         seconds = 0.0
         for batch in batches(paths):
-            command = [sys.executable, "-m", "bandit", "--format", "json", "--quiet",
+            # -P: the working directory (the pull request's files) is not on sys.path, so a
+            # file named like a standard module (locale.py) is never imported in its place.
+            command = [sys.executable, "-P", "-m", "bandit", "--format", "json", "--quiet",
                        "--ignore-nosec", *args, "--", *batch]
             # 0: no issue, 1: issues found; anything else is a failure of bandit itself.
             out, took = run_command(command, cwd=workdir, env=clean_env(home),

@@ -120,12 +120,16 @@ def confidence_of(word: Any) -> float:
 
 def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment a scanner runs with: no credentials of the CI job (tokens, keys), a
-    private HOME (``home``) (scanners write settings and logs there)."""
+    private HOME (``home``) (scanners write settings and logs there), and no directory of
+    the pull request's on Python's import path."""
     env = {key: os.environ[key] for key in ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
            if key in os.environ}
     home.mkdir(exist_ok=True)
     env.update(HOME=str(home), TMPDIR=str(home), XDG_CONFIG_HOME=str(home),
-               XDG_CACHE_HOME=str(home), PYTHONIOENCODING="utf-8", NO_COLOR="1")
+               XDG_CACHE_HOME=str(home), PYTHONIOENCODING="utf-8", NO_COLOR="1",
+               # A scanner written in Python runs next to the pull request's files: never
+               # with its working directory first on sys.path.
+               PYTHONSAFEPATH="1")
     env.update(extra or {})
     return env
 
