@@ -37,7 +37,8 @@ from bench_detection import CORPUS, build_repo
 from pytest_secreview.bench import load_corpus
 
 _OURS = ("from pathlib import Path; from pytest_secreview.evaluation.offline import "
-         "review_range; review_range(Path('.'), 'main', 'pr', use_taint={taint})")
+         "review_range; "
+         "review_range(Path('.'), 'main', 'pr', use_taint={taint}, use_scanners=False)")
 
 
 _ENGINE = """

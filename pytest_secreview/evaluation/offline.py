@@ -65,15 +65,19 @@ def review_range(
     rules_from: str = "base",
     semgrep_configs: Sequence[Path] = (),
     use_taint: bool = True,
+    use_scanners: bool = True,
 ) -> RangeReview:
     """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``
-    (``use_taint=False`` leaves out the rules' dataflow sections, for measurements).
+    (``use_taint=False`` leaves out the rules' dataflow sections and ``use_scanners=False``
+    the external scanners' rules, for measurements against those scanners).
 
     Raises :class:`~pytest_secreview.errors.SecreviewError` subclasses with actionable
     messages (unknown ref, not a repository, no rule files).
     """
     diff = load_diff(repo, base, head)
     parsed, errors = load_rules(repo, diff.base_sha, rules, rules_from)
+    if not use_scanners:
+        parsed = [rule for rule in parsed if rule.scanner is None]
     prepared = PreparedDiff(diff.files)
     prepared.index(parsed)
     scanners = ScannerSession(
