@@ -157,3 +157,15 @@ def test_bad_consensus_is_a_usage_error(pytester: pytest.Pytester, review_repo: 
                                 "openai:model-a", "--secreview-consensus", "most")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "choose one of any, majority, all" in result.stderr.str()
+
+
+def test_models_from_the_base_revisions_ini_one_per_line(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    answer_by_model(server, {"model-a": report(sqli("db.py")), "model-b": report()})
+    ini = ("[pytest]\nsecreview_model =\n    openai:model-a\n    openai:model-b\n"
+           "secreview_consensus = all\n")
+    review_repo(rules={"creds": RULE}, base={"pytest.ini": ini}, pr=PR)
+    result, meta, _ = review(pytester, server, ())
+    result.assert_outcomes(passed=1)
+    assert [a["model"] for a in meta["assessments"]] == ["openai:model-a", "openai:model-b"]
