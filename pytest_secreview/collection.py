@@ -171,6 +171,7 @@ class RuleItem(pytest.Item):
             evaluation = Evaluation(
                 findings=tuple(exc.findings), mode=(exc.usage_record or {}).get("mode", "error"),
                 usage=dict(exc.usage_record or {}), not_reviewed=f"model review failed: {exc}",
+                assessments=tuple(exc.assessments),
             )
             if not self._failing(evaluation):
                 # Nothing at the threshold from the patterns: an infrastructure error (or,
@@ -208,6 +209,10 @@ class RuleItem(pytest.Item):
             "cached": evaluation.cached,
             "error": error,
         }
+        if evaluation.assessments:  # several models: what each one said
+            data["assessments"] = list(evaluation.assessments)
+            self.user_properties.append(("secreview_assessments", json.dumps(
+                data["assessments"], sort_keys=True)))
         if len(self.target.parts) > 1:  # a batch of the general review: every file it holds
             data["paths"] = list(dict.fromkeys(p.file.path for p in self.target.parts))
         self.review.metadata[self.nodeid] = data

@@ -44,6 +44,8 @@ class EvaluationError(SecreviewError):
     usage_record: dict[str, Any] | None = None
     #: Deterministic findings made before the failure: they still count (fail closed).
     findings: tuple[Any, ...] = ()
+    #: Several models: each one's result (``assessments`` in the reports), errors included.
+    assessments: tuple[dict[str, Any], ...] = ()
 
 
 class ProviderError(EvaluationError):

@@ -168,8 +168,15 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=_choice("suspicious", "lie"), default="suspicious",
                metavar="{suspicious,lie}", gate=True),
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
-               "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only",
-               metavar="MODEL", gate=True),
+               "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only. "
+               "Repeatable (ini: one per line; env: comma-separated): each model reviews every "
+               "item on its own and --secreview-consensus decides",
+               metavar="MODEL", multiple=True, separator=",", gate=True),
+    OptionSpec("consensus", "with several models, which model findings count: any (default: "
+               "a location reported by any model), majority (by more than half of the models) "
+               "or all (by every model); deterministic findings always count",
+               parse=_choice("any", "majority", "all"), default="any",
+               metavar="{any,majority,all}", gate=True),
     OptionSpec("triage", "how rules are chosen for the changed files: rules (default: each "
                "rule's globs and patterns, plus the general security-review of every hunk no "
                "rule matched) or model (the model also reads the PR's file list and may add "
@@ -268,7 +275,10 @@ class Settings:
     on_error: str = "error"
     unreviewed: str = "warn"
     intent_gate: str = "suspicious"
-    model: str | None = None
+    model: str | None = None  # the first of ``models``
+    #: Every ``--secreview-model``, in order; one reviewer each (see :mod:`..evaluation.consensus`).
+    models: tuple[str, ...] = ()
+    consensus: str = "any"
     fallback_model: str | None = None
     triage: str = "rules"
     max_turns: int = 10
@@ -294,6 +304,14 @@ class Settings:
     comment: str | None = None
     progress: bool = False
     dry_run: bool = False
+
+    def __post_init__(self) -> None:
+        # ``model`` and ``models`` say the same thing: whichever was given fills the other
+        # (``Settings(model=...)`` and ``replace(settings, model=...)`` stay one model).
+        if self.model is not None and (not self.models or self.models[0] != self.model):
+            object.__setattr__(self, "models", (self.model,))
+        elif self.model is None and self.models:
+            object.__setattr__(self, "model", self.models[0])
 
 
 def ini_values(config: pytest.Config) -> dict[str, Any]:
@@ -386,4 +404,6 @@ def load_settings(
                 f"{spec.metavar or 'VALUE'}"
             ) from None
         values[spec.dest[len("secreview_"):]] = parsed
-    return Settings(enabled=enabled, **values)
+    models = tuple(dict.fromkeys(values.pop("model", ())))  # a model named twice reviews once
+    return Settings(enabled=enabled, **values, model=models[0] if models else None,
+                    models=models)

@@ -24,7 +24,11 @@ from .rules.parse import parse_rule
 from .trust import tracked_under
 
 if TYPE_CHECKING:  # each layer loads when the review first needs it
+    from collections.abc import Callable
+
     from .analysis.session import TaintSession
+    from .evaluation.review import ModelReviewer
+    from .llm.base import ChatModel
     from .scanners.session import ScannerSession
     from .triage.plan import TriagePlan
 
@@ -205,16 +209,11 @@ def build_reviewer(
     """The model review for this process: a team's ``pytest_secreview_make_model`` hook, or
     the built-in routes behind the session's shared throttle. Nothing is sent and no
     credential is loaded here."""
-    from .budget import Budget
-    from .cache import EvaluationCache
-    from .evaluation.review import ModelReviewer
-    from .github.context import pull_request_from_env
-    from .llm.base import ChatModel, LLMSettings
+    from .llm.base import LLMSettings
     from .llm.http import RetryPolicy
     from .llm.pricing import lookup_price
     from .llm.routing import resolve_model
     from .ratelimit import Throttle
-    from .shared import session_secret
 
     llm = LLMSettings(
         model=settings.model,
@@ -245,12 +244,27 @@ def build_reviewer(
             )
         return model
 
+    from .evaluation.consensus import consensus_review
+
     cache_dir = _cache_dir(config, settings, repo, diff.head_sha, notes)
-    assert settings.model is not None
+    # One reviewer per model, each with its own cache entries (keyed by its model id).
+    return consensus_review([_reviewer(settings, repo, diff, session_dir, cache_dir, make, name)
+                             for name in settings.models], settings.consensus)
+
+
+def _reviewer(settings: Settings, repo: Path, diff: Diff, session_dir: Path,
+              cache_dir: Path | None, make: Callable[[str], ChatModel],
+              name: str) -> ModelReviewer:
+    from .budget import Budget
+    from .cache import EvaluationCache
+    from .evaluation.review import ModelReviewer
+    from .github.context import pull_request_from_env
+    from .shared import session_secret
+
     return ModelReviewer(
         repo=repo,
         diff=diff,
-        model=make(settings.model),
+        model=make(name),
         fallback=make(settings.fallback_model) if settings.fallback_model else None,
         pull_request=pull_request_from_env(os.environ, number=settings.pr,
                                            repository=settings.repo),

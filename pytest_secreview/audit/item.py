@@ -93,7 +93,7 @@ class IntentItem(pytest.Item):
 
         review = self.review
         evidence = self.evidence = collect_evidence(review.diff)
-        reviewer = review.agent
+        reviewer = getattr(review.agent, "primary", review.agent)  # several models: the first
         if not isinstance(reviewer, ModelReviewer):
             self._record(evidence, None, mode="deterministic", not_reviewed=_NO_MODEL)
             self._unreviewed(_NO_MODEL, f"{_NO_MODEL}; signals: {_categories(evidence)}")

@@ -36,6 +36,8 @@ class Evaluation:
     cached: bool = False
     transcript: tuple[dict[str, Any], ...] = ()
     sent: dict[str, Any] = field(default_factory=dict)  # prompts and tools sent to the model
+    #: Several models: what each one reported (see :mod:`.consensus`); empty with one model.
+    assessments: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class AgentOutput:
     sent: dict[str, Any] = field(default_factory=dict)
     cached: bool = False
     not_reviewed: str | None = None  # the model review was withheld, and why
+    assessments: tuple[dict[str, Any], ...] = ()  # several models: each one's result
 
 
 #: Runs the agentic review of a target given the deterministic findings. Supplied by the
@@ -98,6 +101,7 @@ def evaluate(
     transcript: tuple[dict[str, Any], ...] = ()
     sent: dict[str, Any] = {}
     cached = False
+    assessments: tuple[dict[str, Any], ...] = ()
     not_reviewed = taint_not_reviewed
     if target.rule.needs_model:
         if agent is None:
@@ -107,12 +111,14 @@ def evaluate(
                 output = agent(target, tuple(deterministic))
             except EvaluationError as exc:
                 # The model review broke; what the patterns found still stands.
-                exc.findings = tuple(sorted(merge_findings(f for f in findings if keep(f)),
+                # With several models, the findings their consensus counted stand too.
+                both = [*findings, *exc.findings]
+                exc.findings = tuple(sorted(merge_findings(f for f in both if keep(f)),
                                             key=Finding.sort_key))
                 raise
             findings = [*record_verdicts(findings, output.findings), *output.findings]
             mode, usage, transcript = output.mode, output.usage, output.transcript
-            sent, cached = output.sent, output.cached
+            sent, cached, assessments = output.sent, output.cached, output.assessments
             not_reviewed = output.not_reviewed or taint_not_reviewed
     if scan is not None:
         usage = {**usage, "scanner": scan.info}
@@ -121,7 +127,7 @@ def evaluate(
     kept = sorted(merge_findings(f for f in findings if keep(f)), key=Finding.sort_key)
     kept, usage = _triage(target, kept, usage, verify)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
-                      transcript=transcript, sent=sent)
+                      transcript=transcript, sent=sent, assessments=assessments)
 
 
 def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,
@@ -158,6 +164,23 @@ def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
         merged.setdefault("models", check_usage.get("models", []))
     merged["verify"] = check_usage
     return sorted(checked, key=Finding.sort_key), merged
+
+
+def sum_usage(usages: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The usage of several model reviews of one item: counts and cost added (cost None when
+    any review's cost is unknown), ``models`` joined."""
+    total: dict[str, Any] = {k: 0 for k in _USAGE_SUMS}
+    costs: list[float | None] = []
+    models: list[Any] = []
+    for usage in usages:
+        for key in _USAGE_SUMS:
+            total[key] += int(usage.get(key) or 0)
+        if usage.get("model_calls"):
+            costs.append(usage.get("cost_usd"))
+        models += [m for m in usage.get("models", []) if m not in models]
+    total["cost_usd"] = None if None in costs else round(sum(c or 0.0 for c in costs), 6)
+    total["models"] = models
+    return total
 
 
 #: Joins the sources of one finding reported by several checks, e.g. ``pattern+model:<id>``.

@@ -33,7 +33,7 @@ def _item_lines(item: ItemReport) -> list[str]:
         why = escape_text(item.reason or item.outcome, 300, one_line=True)
         lines.append(f"**Judgment:** none ({why})")
     for assessment in item.assessments:
-        icon = _ICON.get(assessment.verdict, "")
+        icon = _ICON.get(assessment.verdict or "", "")
         lines.append(f"**Judgment** by {inline_code(assessment.model, 120)}: {icon} "
                      f"**{assessment.verdict}**")
         if assessment.summary:
@@ -46,7 +46,8 @@ def _item_lines(item: ItemReport) -> list[str]:
 def intent_block(report: Report) -> str | None:
     """The ``Intent audit`` section, or None when no item audited intent."""
     audited = [item for item in report.items
-               if item.risk_evidence is not None or item.assessments]
+               if item.risk_evidence is not None
+               or any(a.verdict is not None for a in item.assessments)]
     if not audited:
         return None
     lines = ["### Intent audit: does the change do what it says?", ""]

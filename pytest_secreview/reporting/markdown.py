@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..severity import Severity, worst_first
+from .disagreement import disagreements
 from .intent_markdown import intent_block
 from .markdown_fit import Entry, hard_cut, shorten
 from .markdown_text import (
@@ -105,6 +106,18 @@ def _not_reviewed_block(report: Report) -> str | None:
         rest = sum(len(e) for _r, e in ordered[_REASONS_LIMIT:])
         lines.append(f"- … and {rest} more for {len(ordered) - _REASONS_LIMIT} other reasons")
     return "\n".join(lines)
+
+
+def _models_block(report: Report) -> str | None:
+    """Several models: which model said what, where they did not all say the same."""
+    lines: list[str] = []
+    for item in report.items:
+        said = disagreements([a.model_dump(mode="json") for a in item.assessments
+                              if a.findings is not None])
+        lines += [f"- {escape_text(line, 500, one_line=True)}" for line in said]
+    if not lines:
+        return None
+    return "\n".join(["### Models disagree: which model said what", "", *lines])
 
 
 def _usage_block(report: Report) -> str:
@@ -204,6 +217,7 @@ def to_markdown(
         "not reviewed": _not_reviewed_block(report),
         "notes": _notes_block(report),
         "intent": intent_block(report),
+        "models": _models_block(report),
     }
     version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
     footer = f"<sub>pytest-secreview {version}</sub>"
@@ -213,7 +227,7 @@ def to_markdown(
         if note:
             blocks.append(note)
         blocks += _findings_section(entries, threshold)
-        blocks += [tail[name] or "" for name in ("intent", "resolved", "not reviewed")
+        blocks += [tail[name] or "" for name in ("intent", "models", "resolved", "not reviewed")
                    if tail[name] and name not in dropped]
         blocks.append(_usage_block(report))
         if tail["notes"] and "notes" not in dropped:

@@ -75,11 +75,17 @@ class CitedEvidence(_Model):
 
 
 class AssessmentReport(_Model):
-    """One model's judgment of the change, apart from the deterministic evidence."""
+    """One model's judgment, apart from the deterministic evidence: the intent audit's
+    verdict, or (several models, ``--secreview-model`` repeated) the findings one model
+    reported on a rule's item before the consensus decided which count."""
 
     provider: str
     model: str
-    verdict: Literal["MATCH", "SUSPICIOUS", "LIE", "ERROR"]
+    verdict: Literal["MATCH", "SUSPICIOUS", "LIE", "ERROR"] | None = Field(
+        None, description="Intent audit only; None on a rule's item.")
+    findings: list[FindingReport] | None = Field(
+        None, description="Several models, a rule's item: what this model reported (all of "
+        "it; the item's findings are what the consensus counted). None in the intent audit.")
     summary: str = Field("", description="The model's reasoning, capped at 2,000 characters.")
     evidence: list[CitedEvidence] = Field(default_factory=list)
     usage: dict[str, Any] = Field(default_factory=dict)
@@ -104,7 +110,8 @@ class ItemReport(_Model):
     risk_evidence: RiskEvidenceReport | None = Field(
         None, description="Intent audit: deterministic evidence (trust the math alone here).")
     assessments: list[AssessmentReport] = Field(
-        default_factory=list, description="Intent audit: one judgment per model.")
+        default_factory=list, description="One judgment per model: the intent audit's, and a "
+        "rule's item's when several models reviewed it (empty with one model).")
 
 
 class NotReviewed(_Model):

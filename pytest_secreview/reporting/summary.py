@@ -74,7 +74,8 @@ class Summary:
             result.not_reviewed = props[NOT_REVIEWED_PROPERTY]
         if "secreview_risk_evidence" in props:
             result.risk_evidence = json.loads(props["secreview_risk_evidence"])
-            result.assessments = json.loads(props.get("secreview_assessments", "[]"))
+        if "secreview_assessments" in props:  # the intent audit's, or several models'
+            result.assessments = json.loads(props["secreview_assessments"])
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)

@@ -9,6 +9,7 @@ from _pytest.terminal import TerminalReporter
 from ..severity import Severity, one_line
 from ..state import ReviewState
 from .build import coverage_notes
+from .disagreement import disagreements
 from .summary import ItemResult, Summary
 
 #: Findings listed one per line in the terminal; the rest are in the report files.
@@ -60,6 +61,7 @@ def write_summary(
                     f"{one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
+    _write_disagreements(tr, summary)
     cached = sum(1 for r in summary.items.values() if r.cached)
     if cached:
         tr.line(f"cache: {cached} item(s) reused a stored model review (no model call)")
@@ -95,6 +97,16 @@ def write_summary(
                 ": they were not reviewed", yellow=True, bold=True)
     elif not summary.items and not tr.stats.get("error"):
         tr.line(review.triage.nothing_to_review(), green=True)
+
+
+def _write_disagreements(tr: TerminalReporter, summary: Summary) -> None:
+    """Several models: which model said what where they did not all say the same."""
+    for result in sorted(summary.items.values(), key=lambda r: r.nodeid):
+        lines = disagreements(result.assessments)
+        if lines:
+            tr.line(f"models disagree on {_label(result)}:", yellow=True)
+            for line in lines:
+                tr.line(f"  {one_line(line)}")
 
 
 def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> None:

@@ -163,7 +163,7 @@ def run_for_review(review: Any) -> str | None:
     from .files_tool import DiffPRFiles
     from .store import save_model_triage
 
-    reviewer = review.agent
+    reviewer = getattr(review.agent, "primary", review.agent)  # several models: the first
     if not isinstance(reviewer, ModelReviewer) or review.session_dir is None:
         return ("--secreview-triage=model needs a model (--secreview-model); the automatic "
                 "rule selection was used")
