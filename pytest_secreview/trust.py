@@ -227,12 +227,16 @@ def inside(repo: Path, path: Path | None) -> bool:
 
 
 def normalise(value: Any) -> Any:
-    """A comparable form of an ini value (pytest's ``linelist`` strings vs TOML lists)."""
+    """A comparable form of an ini value (pytest's ``linelist`` strings vs TOML lists; a
+    list of one value equals that value, as a key read as ``linelist`` at head and as a
+    plain string at the base)."""
     if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    if isinstance(value, str) and "\n" in value:
-        return [line.strip() for line in value.splitlines() if line.strip()]
-    return value if not isinstance(value, str) else value.strip()
+        items = [str(v).strip() for v in value if str(v).strip()]
+    elif isinstance(value, str) and "\n" in value:
+        items = [line.strip() for line in value.splitlines() if line.strip()]
+    else:
+        return value if not isinstance(value, str) else value.strip()
+    return items[0] if len(items) == 1 else items
 
 
 def tracked_under(repo: Path, revision: str, directory: Path) -> bool:
