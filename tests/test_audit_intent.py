@@ -289,3 +289,23 @@ def test_verdict_arguments_are_validated_and_cleaned() -> None:
 ])
 def test_provider_of(model: str, provider: str) -> None:
     assert provider_of(model) == provider
+
+
+@pytest.mark.parametrize(("consensus", "outcome", "combined"), [
+    ("any", "failed", "LIE"), ("all", "passed", "MATCH")])
+def test_several_models_judge_the_change_and_the_consensus_decides(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer, consensus: str,
+    outcome: str, combined: str,
+) -> None:
+    replies = {"model-a": verdict("LIE", "It posts the environment."),
+               "model-b": verdict("MATCH", "A spelling fix.")}
+    server._responder = lambda request: replies[request.json["model"]]
+    result = run(pytester, None, "--secreview-model", "openai:model-a", "--secreview-model",
+                 "openai:model-b", "--secreview-api-base", server.url,
+                 f"--secreview-consensus={consensus}")
+    result.assert_outcomes(**{outcome: 1})
+    meta = metadata(pytester)
+    assert meta["verdict"] == combined
+    judged = {(a["model"], a["verdict"]) for a in meta["assessments"]}
+    assert judged == {("openai:model-a", "LIE"), ("openai:model-b", "MATCH")}, "each kept"
+    assert all(a["usage"].get("model_calls") == 1 for a in meta["assessments"])

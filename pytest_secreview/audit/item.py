@@ -22,7 +22,7 @@ from ..rules.model import Rule
 from ..severity import one_line
 from ..unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
 from .evidence import RiskEvidence, collect_evidence
-from .verdict import DEFAULT_GATE, Assessment, Decision, IntentGate, decide
+from .verdict import DEFAULT_GATE, Assessment, Decision, IntentGate, combine, decide
 
 if TYPE_CHECKING:
     from ..state import ReviewState
@@ -105,14 +105,18 @@ class IntentItem(pytest.Item):
         messages, omitted = commit_messages(review.repo, review.diff.base_sha,
                                             review.diff.head_sha)
         statement = Statement.build(pr.title, pr.body, messages, omitted)
-        assessment = self.assessment = assess_intent(reviewer, self.rule, evidence, statement)
+        # Several models (--secreview-model more than once): each judges the change; the
+        # consensus policy makes one verdict of theirs, and every judgment is reported.
+        each = [assess_intent(r, self.rule, evidence, statement)
+                for r in getattr(review.agent, "reviewers", (reviewer,))]
+        assessment = self.assessment = combine(each, review.settings.consensus)
         gate: IntentGate = "lie" if review.settings.intent_gate == "lie" else DEFAULT_GATE
         self.decision = decide(assessment.verdict, gate)
         error = assessment.error or (
             "the model answered ERROR: it could not judge the change"
             if self.decision == "error" else None)
         self._record(evidence, assessment, mode=str(assessment.usage.get("mode") or "error"),
-                     error=error, statement=statement.to_json())
+                     error=error, statement=statement.to_json(), each=each)
         if error is not None:
             if review.settings.on_error == "skip":
                 reason = f"not reviewed (--secreview-on-error=skip): {error}"
@@ -127,10 +131,11 @@ class IntentItem(pytest.Item):
 
     def _record(self, evidence: RiskEvidence, assessment: Assessment | None, *, mode: str,
                 not_reviewed: str | None = None, error: str | None = None,
-                statement: dict[str, Any] | None = None) -> None:
+                statement: dict[str, Any] | None = None,
+                each: Sequence[Assessment] = ()) -> None:
         from ..state import ARTIFACT_KEY
 
-        assessments = [assessment.to_json()] if assessment is not None else []
+        assessments = [a.to_json() for a in each or ([assessment] if assessment else [])]
         usage = dict(assessment.usage) if assessment is not None else {}
         data: dict[str, Any] = {
             "rule": self.rule.id, "path": PR_PATH, "findings": [], "mode": mode,

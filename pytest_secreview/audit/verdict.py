@@ -5,6 +5,7 @@ of its arguments, one model's :class:`Assessment`, and what a verdict means for 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -154,6 +155,38 @@ Decision = Literal["pass", "warn", "fail", "error"]
 #: SUSPICIOUS fails by default (seed 003: "the tool has an opinion" is exit 1); teams whose
 #: descriptions are terse lower the gate to ``lie`` and get a warning instead.
 DEFAULT_GATE: IntentGate = "suspicious"
+
+
+def combine(assessments: Sequence[Assessment], policy: str) -> Assessment:
+    """Several models' judgments of one change as one (``--secreview-consensus``): LIE when
+    enough models say LIE, else SUSPICIOUS when enough say SUSPICIOUS or LIE, else ERROR when
+    a model could not judge (an error never hides behind the others' MATCH), else MATCH.
+    "Enough" is one model under ``any``, more than half under ``majority``, every model
+    under ``all``. One assessment is returned as it is."""
+    from ..evaluation.consensus import required_votes
+    from ..evaluation.evaluate import sum_usage
+
+    if len(assessments) == 1:
+        return assessments[0]
+    verdicts = [a.verdict for a in assessments]
+    need = required_votes(policy, len(verdicts))
+    if sum(v is Verdict.LIE for v in verdicts) >= need:
+        verdict = Verdict.LIE
+    elif sum(v in (Verdict.LIE, Verdict.SUSPICIOUS) for v in verdicts) >= need:
+        verdict = Verdict.SUSPICIOUS
+    elif Verdict.ERROR in verdicts:
+        verdict = Verdict.ERROR
+    else:
+        verdict = Verdict.MATCH
+    errors = [f"{a.model}: {a.error}" for a in assessments if a.error]
+    return Assessment(
+        provider="consensus", model=", ".join(a.model for a in assessments), verdict=verdict,
+        summary=f"{policy} of {len(assessments)} models: " + "; ".join(
+            f"{a.model} said {a.verdict.value}" for a in assessments),
+        evidence=tuple(e for a in assessments if a.verdict is verdict for e in a.evidence),
+        usage=sum_usage([a.usage for a in assessments]),
+        error="; ".join(errors) if verdict is Verdict.ERROR and errors else None,
+    )
 
 
 def decide(verdict: Verdict, gate: IntentGate) -> Decision:
