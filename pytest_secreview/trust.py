@@ -81,12 +81,6 @@ def _secreview_keys(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k == "secreview" or k.startswith("secreview_")}
 
 
-def parse_ini_text(name: str, text: str) -> dict[str, Any]:
-    """The ``secreview*`` keys of a configuration file's text; lists stay lists, INI values
-    stay strings."""
-    return _secreview_keys(parse_config(name, text) or {})
-
-
 @dataclass(frozen=True)
 class ResolvedConfig:
     """The pytest configuration file chosen for a revision, and its keys.

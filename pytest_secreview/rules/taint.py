@@ -7,7 +7,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..analysis.catalogue import PRESETS
 from ..analysis.spec import Condition, PropagatorSpec, SinkSpec, SourceSpec, TaintSpec
 from ..severity import Severity
 
@@ -133,7 +132,3 @@ def compile_taint(rule_id: str, cwe: str | None, rule_severity: Severity,
         view_return=section.view_return, severity_web=web.value, severity_local=local.value,
     )
 
-
-def preset_sources() -> tuple[SourceSpec, ...]:
-    """Every preset source (the engine filters by the kinds each rule accepts)."""
-    return tuple(s for preset in PRESETS.values() for s in preset)
