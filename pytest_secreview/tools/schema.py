@@ -9,6 +9,8 @@ for developers and are not declared.
 
 from __future__ import annotations
 
+import copy
+import functools
 import inspect
 from typing import Any
 
@@ -41,7 +43,14 @@ class _NoDocstrings(GenerateJsonSchema):
 
 
 def tool_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The ``parameters`` declared for a tool whose arguments ``model`` validates."""
+    """The ``parameters`` declared for a tool whose arguments ``model`` validates (a copy the
+    caller may change)."""
+    return copy.deepcopy(_generated(model))
+
+
+@functools.cache
+def _generated(model: type[BaseModel]) -> dict[str, Any]:
+    # Generating takes milliseconds and a registry is built for every reviewed item.
     return plain_schema(model.model_json_schema(schema_generator=_NoDocstrings))
 
 
