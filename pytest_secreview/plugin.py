@@ -71,9 +71,11 @@ def pytest_configure(config: pytest.Config) -> None:
             # Workflow commands are off while pytest prints text from the PR and models.
             config.pluginmanager.register(ActionsLog(config), ACTIONS_LOG_PLUGIN)
         from .diff.prefetch import DiffPrefetch
+        from .phases.run import phase_plugin
 
+        phases = phase_plugin(config, settings)  # --secreview-stop-after/--secreview-from-phase
         # git works on the diff while pytest and the plugin finish starting.
-        config.stash[_PREFETCH] = DiffPrefetch(
+        config.stash[_PREFETCH] = phases.prefetch(settings) if phases else DiffPrefetch(
             config.invocation_params.dir, settings.base, settings.head, os.environ
         )
 
@@ -107,7 +109,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
         controller = not hasattr(config, "workerinput")
-        if review.settings.triage == "model" and controller and not config.option.collectonly:
+        phases = config.pluginmanager.get_plugin("secreview-phases")
+        if (review.settings.triage == "model" and controller and not config.option.collectonly
+                and (phases is None or phases.runs_model_triage)):
             review.run_model_triage()  # before any worker collects: they read its result
         if review.settings.progress and controller and not config.option.collectonly:
             from .github.live import ProgressPlugin
@@ -188,7 +192,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not hasattr(config, "workerinput") and not config.option.collectonly:
         from .reporting.outputs import deliver
 
-        if review is not None:
+        phases = config.pluginmanager.get_plugin("secreview-phases")
+        if review is not None and phases is not None:
+            config.stash[_OUTPUT_LINES] = phases.deliver(session, review, config.stash[_SUMMARY])
+        elif review is not None:
             _report, lines = deliver(review, config.stash[_SUMMARY])
             config.stash[_OUTPUT_LINES] = lines
 

@@ -43,6 +43,14 @@ def write_summary(
         for note in review.rule_files.notes:
             tr.line(f"note: {note}", yellow=True)
         return
+    phases = tr.config.pluginmanager.get_plugin("secreview-phases")
+    if phases is not None and not phases.runs("evaluate"):
+        # A phase run that evaluates nothing: what it wrote, not outcomes that never happened.
+        for line in outputs:
+            tr.line(one_line(line))
+        for note in review.rule_files.notes:
+            tr.line(f"note: {one_line(note)}", yellow=True)
+        return
     counts = summary.outcomes()
     tr.line("items: " + ", ".join(
         f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "skipped", "error")

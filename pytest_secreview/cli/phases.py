@@ -1,0 +1,60 @@
+"""``secreview diff``, ``secreview rules`` and ``secreview evaluate``: the hardened pytest run
+(:mod:`.review`) limited to one phase.
+
+``secreview diff ARGS`` is ``secreview review --secreview-stop-after=diff ARGS``;
+``secreview rules``/``evaluate`` add ``--secreview-from-phase`` of the same phase, so they
+read the earlier phases' artifacts (``<artifacts>/phases/``) instead of recomputing them.
+Every pytest and ``--secreview-*`` option is accepted. Two conveniences:
+
+- without ``--base``, a later phase reviews the base ref the diff phase recorded (the merge
+  base is still checked against the repository);
+- ``secreview evaluate`` writes pytest's JUnit file to ``<artifacts>/phases/junit.xml`` when
+  the job names none, for ``secreview report --junitxml``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..invocation import env_addopts, parse_command_line
+from ..options import SPECS
+from ..phases.names import PHASES
+from ..phases.store import JUNIT, phase_dir, phase_file
+from . import review
+
+
+def artifacts_dir(args: Sequence[str], env: Mapping[str, str]) -> Path:
+    """The artifacts directory the run will use: ``--secreview-artifacts``, else
+    ``SECREVIEW_ARTIFACTS``, else ``secreview-artifacts`` (relative to the working directory)."""
+    given = parse_command_line(SPECS, [*env_addopts(env), *args]).values
+    return Path(given.get("secreview_artifacts") or env.get("SECREVIEW_ARTIFACTS")
+                or "secreview-artifacts")
+
+
+def phase_args(phase: str, argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The hardened run's arguments for ``secreview <phase> argv``."""
+    args = [f"--secreview-stop-after={phase}"]
+    if phase != PHASES[0]:
+        args.insert(0, f"--secreview-from-phase={phase}")
+    given = parse_command_line(SPECS, [*env_addopts(env), *argv]).values
+    root = artifacts_dir(argv, env)
+    if phase != PHASES[0] and not (given.get("secreview_base") or env.get("SECREVIEW_BASE")):
+        try:
+            stored = json.loads(phase_file(root, "diff").read_text(encoding="utf-8"))
+            base = stored.get("base_ref") if isinstance(stored, dict) else None
+        except (OSError, ValueError):
+            base = None  # the run itself says which file is missing and what to run
+        if isinstance(base, str) and base:
+            args.append(f"--secreview-base={base}")
+    if phase == "evaluate" and not any(a.startswith(("--junitxml", "--junit-xml"))
+                                       for a in argv):
+        args.append(f"--junitxml={phase_dir(root) / JUNIT}")
+    return [*args, *argv]
+
+
+def run(phase: str, argv: Sequence[str]) -> int:
+    """Run ``phase`` through the hardened pytest run; the exit status is pytest's."""
+    return review.main(phase_args(phase, argv, os.environ))

@@ -1,0 +1,39 @@
+"""The comment and report phases on a stored evaluation: the same renderers and the same
+PR comment as a whole review (:func:`~..reporting.outputs.deliver_rich`), fed from
+``phases/evaluate.json`` instead of a pytest session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping
+from pathlib import Path
+
+from ..github.client import GitHubClient
+from ..github.context import pull_request_from_env
+from ..github.publish_run import Approve
+from ..options import Settings
+from ..reporting.actions import ActionsLog
+from ..reporting.outputs import deliver_rich
+from .results import load_evaluation, write_comment_record
+
+
+def publish_stored(root: Path, *, settings: Settings, invocation: Path,
+                   stages: Collection[str], lines: list[str], needed_by: str,
+                   env: Mapping[str, str] | None = None, report_dir: Path | None = None,
+                   client: GitHubClient | None = None, approve: Approve | None = None,
+                   actions_log: ActionsLog | None = None) -> int:
+    """Run ``stages`` (``comment``, ``report``) on the evaluation stored under ``root``;
+    return the review's exit status (1 when an item failed or errored, as pytest's).
+
+    ``report_dir``: where ``summary.md`` goes (default: next to the stored ``summary.json``).
+    Raises :class:`~.store.PhaseError` when the evaluation is missing or stale."""
+    env = os.environ if env is None else env
+    report, stored_dir, diff = load_evaluation(root, needed_by=needed_by)
+    pr = pull_request_from_env(env, number=settings.pr, repository=settings.repo)
+    deliver_rich(report, settings=settings, invocation=invocation, diff=diff, pr=pr,
+                 report_dir=report_dir or stored_dir, env=env, lines=lines,
+                 actions_log=actions_log, stages=stages, client=client, approve=approve)
+    if "comment" in stages:
+        write_comment_record(root, report, lines)
+    broken = report.outcomes.get("failed", 0) + report.outcomes.get("error", 0)
+    return 1 if broken else 0
