@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from pytest_secreview.diff.git import load_diff
+from pytest_secreview.phases.diff_codec import diff_from_json, diff_to_json
 from tests.conftest import ReviewRepo, aws_key_id
 from tests.fake_github import FakeGitHub, make_token
 from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply
@@ -261,3 +263,20 @@ def test_artifacts_committed_in_the_pull_request_are_never_read(review_repo: Bui
     run = secreview(project.path, "--base", "main", *RULES, "--secreview-from-phase=report")
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert "holds files committed in the checked-out revision" in run.stderr
+
+
+def test_the_stored_diff_is_the_diff(review_repo: Build) -> None:
+    """Renames, deletions, binary files, CRLF lines and mode changes survive diff.json."""
+    project = review_repo(
+        base={"old.py": "a = 1\nb = 2\nc = 3\nd = 4\n", "gone.txt": "bye\n",
+              "tool.sh": "echo hi\n"},
+        pr={"old.py": None, "new.py": "a = 1\nb = 2\nc = 3\nd = 5\n", "gone.txt": None,
+            "crlf.py": "x = 1\r\ny = 2\r\n"})
+    (project.path / "blob.bin").write_bytes(b"\x00\x01binary")
+    (project.path / "tool.sh").chmod(0o755)
+    project.commit("more")
+    diff = load_diff(project.path, "main")
+    assert {f.kind.value for f in diff.files} >= {"renamed", "deleted", "added"}
+    again = diff_from_json(json.loads(json.dumps(diff_to_json(diff))))
+    assert again == diff
+    assert [f.added_lines for f in again.files] == [f.added_lines for f in diff.files]

@@ -72,8 +72,10 @@ class PhasePlugin:
 
     @property
     def name(self) -> str:
-        """``from..to`` for messages."""
-        return f"the pytest run (phases {PHASES[self.first]} to {PHASES[self.last]})"
+        """What this run is, for messages."""
+        if self.first == self.last:
+            return f"the {PHASES[self.first]} phase"
+        return f"the phases {PHASES[self.first]} to {PHASES[self.last]}"
 
     @property
     def runs_model_triage(self) -> bool:
