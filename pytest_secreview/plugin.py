@@ -113,7 +113,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if (review.settings.triage == "model" and controller and not config.option.collectonly
                 and (phases is None or phases.runs_model_triage)):
             review.run_model_triage()  # before any worker collects: they read its result
-        if review.settings.progress and controller and not config.option.collectonly:
+        if (review.settings.progress and controller and not config.option.collectonly
+                and (phases is None or phases.runs("evaluate"))):
             from .github.live import ProgressPlugin
             from .github.progress import ProgressComment
             from .reporting.outputs import github_client, pull_request

@@ -118,6 +118,7 @@ def test_phases_one_by_one_give_the_single_runs_report_sarif_and_comments(
     assert single[0]["outcomes"] == {"passed": 4, "failed": 2, "skipped": 0, "error": 0}
     assert [m for m, _p, _b in single_posts] == ["POST", "POST"], "one review, one summary"
     assert phased_posts == single_posts
+    assert (project.path / PHASED / ".gitignore").read_text().endswith("*\n")
     artifacts = project.path / PHASED / "phases"
     assert sorted(p.name for p in artifacts.iterdir()) == [
         "comment.json", "diff.json", "evaluate.json", "junit.xml", "rules.json"]

@@ -22,11 +22,10 @@ from ..errors import SecreviewError
 from ..github.client import GitHubClient
 from ..github.context import pull_request_from_env
 from ..github.publish_run import Approve
-from ..options import Settings
 from ..phases.approval import PrintingClient, terminal_approver
 from ..phases.publish import publish_stored
 from ..severity import one_line
-from .phases import artifacts_dir
+from .phases import artifacts_dir, stored_settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,24 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace, env: Mapping[str, str], root: Path) -> Settings:
-    pr = args.pr or env.get("SECREVIEW_PR") or None
-    try:
-        number = int(pr) if pr is not None else None
-    except ValueError:
-        raise SecreviewError(f"SECREVIEW_PR={pr!r} is not a pull request number; pass --pr N"
-                             ) from None
-    mode = args.comment or env.get("SECREVIEW_COMMENT") or "summary"
-    if mode not in ("summary", "inline", "all"):
-        raise SecreviewError(f"SECREVIEW_COMMENT={mode!r}: choose summary, inline or all")
-    return Settings(enabled=True, comment=mode, pr=number,
-                    repo=args.repo or env.get("SECREVIEW_REPO") or None, artifacts=root)
-
-
 def comment(args: argparse.Namespace, env: Mapping[str, str]) -> list[str]:
     """Run the comment phase; return the lines to print."""
     root = args.artifacts or artifacts_dir([], env)
-    settings = _settings(args, env, root)
+    mode = args.comment or env.get("SECREVIEW_COMMENT") or "summary"
+    if mode not in ("summary", "inline", "all"):
+        raise SecreviewError(f"SECREVIEW_COMMENT={mode!r}: choose summary, inline or all")
+    settings = stored_settings(env, root=root, pr=args.pr, repo=args.repo, comment=mode)
     client: GitHubClient | None = None
     approve: Approve | None = None
     if args.dry_run:

@@ -19,8 +19,9 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..errors import ConfigError
 from ..invocation import env_addopts, parse_command_line
-from ..options import SPECS
+from ..options import SPECS, Settings
 from ..phases.names import PHASES
 from ..phases.store import JUNIT, phase_dir, phase_file
 from . import review
@@ -32,6 +33,22 @@ def artifacts_dir(args: Sequence[str], env: Mapping[str, str]) -> Path:
     given = parse_command_line(SPECS, [*env_addopts(env), *args]).values
     return Path(given.get("secreview_artifacts") or env.get("SECREVIEW_ARTIFACTS")
                 or "secreview-artifacts")
+
+
+def stored_settings(env: Mapping[str, str], *, root: Path, pr: int | None, repo: str | None,
+                    comment: str | None = None, sarif: Path | None = None) -> Settings:
+    """The settings of ``secreview comment``/``report``: the flags given, else the
+    ``SECREVIEW_PR``/``SECREVIEW_REPO`` a pytest run would read. Raises
+    :class:`~..errors.ConfigError` for a ``SECREVIEW_PR`` that is not a number."""
+    number = pr
+    if number is None and env.get("SECREVIEW_PR"):
+        try:
+            number = int(env["SECREVIEW_PR"])
+        except ValueError:
+            raise ConfigError(f"SECREVIEW_PR={env['SECREVIEW_PR']!r} is not a pull request "
+                              "number; pass --pr N") from None
+    return Settings(enabled=True, comment=comment, pr=number, sarif=sarif,
+                    repo=repo or env.get("SECREVIEW_REPO") or None, artifacts=root)
 
 
 def phase_args(phase: str, argv: Sequence[str], env: Mapping[str, str]) -> list[str]:

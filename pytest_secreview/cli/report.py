@@ -115,7 +115,7 @@ def render(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[
     """The report phase on ``--artifacts``; return the exit status and the lines to print."""
     from ..phases.publish import publish_stored
     from ..phases.store import JUNIT, PhaseError, phase_dir
-    from .phases import artifacts_dir
+    from .phases import artifacts_dir, stored_settings
 
     if args.comment is not None or args.dry_run or args.durations is not None:
         raise PhaseError("--comment, --dry-run and --durations go with --merge; the report "
@@ -125,8 +125,7 @@ def render(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[
     if args.junitxml is not None and not junit.is_file():
         raise PhaseError(f"--junitxml needs {junit}, which `secreview evaluate` writes when "
                          "given no --junitxml of its own: run `secreview evaluate` first")
-    settings = Settings(enabled=True, sarif=args.sarif, pr=args.pr, repo=args.repo,
-                        artifacts=root)
+    settings = stored_settings(env, root=root, pr=args.pr, repo=args.repo, sarif=args.sarif)
     lines: list[str] = []
     status = publish_stored(root, settings=settings, invocation=Path.cwd(), stages=("report",),
                             lines=lines, needed_by="secreview report", env=env,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..reporting.artifacts import ArtifactWriter
 from .names import command
 
 #: Bumped when a file's shape changes: an older file is refused, not misread.
@@ -50,12 +51,12 @@ def write_phase(root: Path, phase: str, data: dict[str, Any]) -> Path:
 
     Not redacted, unlike the rest of the artifacts directory: the next phase must see the
     diff exactly as git printed it, or a redacted secret would never be found."""
-    path = phase_file(root, phase)
-    path.parent.mkdir(parents=True, exist_ok=True)
     body = {"phase": phase, "format": FORMAT, **data}
-    path.write_text(json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
-    return path
+    # Through the artifacts writer: a directory it creates gets its .gitignore of "*", so
+    # the unredacted diff is never committed (and never reviewed by a later run).
+    return ArtifactWriter(root, own=True).write_text(
+        f"{SUBDIR}/{FILES[phase]}",
+        json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def read_phase(root: Path, phase: str, *, needed_by: str) -> dict[str, Any]:
