@@ -281,3 +281,47 @@ def test_the_stored_diff_is_the_diff(review_repo: Build) -> None:
     again = diff_from_json(json.loads(json.dumps(diff_to_json(diff))))
     assert again == diff
     assert [f.added_lines for f in again.files] == [f.added_lines for f in diff.files]
+
+
+def test_the_model_triage_runs_in_the_rules_phase_only(pytester: pytest.Pytester,
+                                                       review_repo: Build) -> None:
+    from tests.test_triage import SQLI, _triage_answer, _triage_requests
+
+    review_repo(rules={"sqli": SQLI},
+                pr={"store/query.py": "def q(name):\n    return 'SELECT ' + name\n",
+                    "db.py": "cur.execute(q)\n"})
+    with FakeServers() as running:
+        server = running.start(_triage_answer([
+            {"rule": "sqli", "paths": ["store/query.py"], "reason": "builds queries by hand"}]))
+        common = ("--secreview", "--base", "main", "-p", "no:cacheprovider", *RULES,
+                  "--secreview-model", "openai:gpt-4.1", "--secreview-api-base", server.url,
+                  "--secreview-no-cache", "--secreview-triage=model")
+        listed = pytester.runpytest(*common, "--secreview-stop-after=rules")
+        assert listed.ret == 0
+        asked = len(_triage_requests(server))
+        assert asked > 0 and len(server.requests) == asked, "the rules phase evaluates nothing"
+        stored = json.loads((pytester.path / "secreview-artifacts/phases/rules.json").read_text())
+        assert [i["nodeid"] for i in stored["items"]] == [
+            "secreview/rules/sqli.md::sqli[db.py]", "secreview/rules/sqli.md::sqli[store/query.py]"]
+        evaluated = pytester.runpytest(*common, "--secreview-from-phase=evaluate")
+        evaluated.assert_outcomes(passed=2)
+        assert len(_triage_requests(server)) == asked, "the stored answer, not a new one"
+    assert "model triage (git (no GitHub token and pull request known)): added 1 rule(s)" in (
+        evaluated.stdout.str())
+
+
+@pytest.mark.parametrize("ini", [
+    pytest.param("[pytest]\naddopts = --secreview-from-phase=report\n", id="addopts"),
+    pytest.param("[pytest]\nsecreview_from_phase = report\n", id="ini-key"),
+])
+def test_the_pull_requests_ini_cannot_choose_a_phase(pytester: pytest.Pytester,
+                                                     review_repo: Build, ini: str) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"svc/m.py": "debug = True\n", "pytest.ini": ini})
+    result = pytester.runpytest_subprocess("--secreview", "--base", "main", *RULES,
+                                           "-p", "no:cacheprovider")
+    if "addopts" in ini:
+        result.assert_outcomes(passed=2)  # a whole review: the checkout's addopts are ignored
+        assert "phases:" not in result.stdout.str()
+    else:
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        assert "ini key secreview_from_phase is not used" in result.stderr.str()
