@@ -205,6 +205,12 @@ def test_a_missing_or_stale_artifact_names_the_file_and_the_command(
     report = secreview(repo, "report", "--artifacts", PHASED)
     assert report.returncode == 2
     assert "evaluate.json, which does not exist: run `secreview evaluate` first" in report.stderr
+    ok(secreview(repo, "evaluate", f"--secreview-artifacts={PHASED}"), 1)
+    unknown_pr = secreview(repo, "comment", "--artifacts", PHASED)
+    assert unknown_pr.returncode == 2 and "needs the pull request: pass --pr N" in (
+        unknown_pr.stderr)
+    no_token = secreview(repo, "comment", "--artifacts", PHASED, "--pr", "7", "--repo", "o/r")
+    assert no_token.returncode == 2 and "needs a token to post" in no_token.stderr
 
     diff_file = repo / PHASED / "phases" / "diff.json"
     original = diff_file.read_text()

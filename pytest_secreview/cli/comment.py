@@ -68,7 +68,7 @@ def comment(args: argparse.Namespace, env: Mapping[str, str]) -> list[str]:
     lines: list[str] = []
     publish_stored(root, settings=settings, invocation=Path.cwd(), stages=("comment",),
                    lines=lines, needed_by="secreview comment", env=env, client=client,
-                   approve=approve)
+                   approve=approve, require_pr=True)
     return lines
 
 

@@ -15,21 +15,31 @@ from ..options import Settings
 from ..reporting.actions import ActionsLog
 from ..reporting.outputs import deliver_rich
 from .results import load_evaluation, write_comment_record
+from .store import PhaseError
 
 
 def publish_stored(root: Path, *, settings: Settings, invocation: Path,
                    stages: Collection[str], lines: list[str], needed_by: str,
                    env: Mapping[str, str] | None = None, report_dir: Path | None = None,
                    client: GitHubClient | None = None, approve: Approve | None = None,
-                   actions_log: ActionsLog | None = None) -> int:
+                   actions_log: ActionsLog | None = None, require_pr: bool = False) -> int:
     """Run ``stages`` (``comment``, ``report``) on the evaluation stored under ``root``;
     return the review's exit status (1 when an item failed or errored, as pytest's).
 
     ``report_dir``: where ``summary.md`` goes (default: next to the stored ``summary.json``).
+    ``require_pr``: refuse, rather than post nothing, when the pull request or (unless
+    ``client`` is given) a token is unknown.
     Raises :class:`~.store.PhaseError` when the evaluation is missing or stale."""
     env = os.environ if env is None else env
     report, stored_dir, diff = load_evaluation(root, needed_by=needed_by)
     pr = pull_request_from_env(env, number=settings.pr, repository=settings.repo)
+    if require_pr and not (pr.repository and pr.number):
+        raise PhaseError(f"{needed_by} needs the pull request: pass --pr N and --repo "
+                         "OWNER/NAME (or set SECREVIEW_PR and SECREVIEW_REPO; GitHub Actions' "
+                         "event and GITHUB_REPOSITORY give both)")
+    if require_pr and client is None and not pr.token:
+        raise PhaseError(f"{needed_by} needs a token to post: set SECREVIEW_GITHUB_TOKEN or "
+                         "GITHUB_TOKEN, or pass --dry-run to see what would be posted")
     deliver_rich(report, settings=settings, invocation=invocation, diff=diff, pr=pr,
                  report_dir=report_dir or stored_dir, env=env, lines=lines,
                  actions_log=actions_log, stages=stages, client=client, approve=approve)
