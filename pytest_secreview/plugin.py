@@ -15,6 +15,7 @@ import pytest
 
 from . import hookspecs
 from .options import add_options, load_settings
+from .phases.names import PHASES_PLUGIN
 from .severity import one_line
 
 if TYPE_CHECKING:
@@ -71,9 +72,12 @@ def pytest_configure(config: pytest.Config) -> None:
             # Workflow commands are off while pytest prints text from the PR and models.
             config.pluginmanager.register(ActionsLog(config), ACTIONS_LOG_PLUGIN)
         from .diff.prefetch import DiffPrefetch
-        from .phases.run import phase_plugin
 
-        phases = phase_plugin(config, settings)  # --secreview-stop-after/--secreview-from-phase
+        phases = None
+        if settings.stop_after or settings.from_phase:  # one phase at a time (see phases/)
+            from .phases.run import register_phases
+
+            phases = register_phases(config, settings)
         # git works on the diff while pytest and the plugin finish starting.
         config.stash[_PREFETCH] = phases.prefetch(settings) if phases else DiffPrefetch(
             config.invocation_params.dir, settings.base, settings.head, os.environ
@@ -109,7 +113,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
         controller = not hasattr(config, "workerinput")
-        phases = config.pluginmanager.get_plugin("secreview-phases")
+        phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
         if (review.settings.triage == "model" and controller and not config.option.collectonly
                 and (phases is None or phases.runs_model_triage)):
             review.run_model_triage()  # before any worker collects: they read its result
@@ -193,7 +197,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not hasattr(config, "workerinput") and not config.option.collectonly:
         from .reporting.outputs import deliver
 
-        phases = config.pluginmanager.get_plugin("secreview-phases")
+        phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
         if review is not None and phases is not None:
             config.stash[_OUTPUT_LINES] = phases.deliver(session, review, config.stash[_SUMMARY])
         elif review is not None:

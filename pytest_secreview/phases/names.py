@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+#: The pytest plugin of a run given --secreview-stop-after/--secreview-from-phase.
+PHASES_PLUGIN = "secreview-phases"
 #: The review's phases, in order.
 PHASES: tuple[str, ...] = ("diff", "rules", "evaluate", "comment", "report")
 

@@ -1,6 +1,6 @@
 """``--secreview-stop-after`` and ``--secreview-from-phase`` in the pytest run.
 
-A pytest plugin (registered as :data:`PLUGIN_NAME` when either option is given) that
+A pytest plugin (registered as :data:`~.names.PHASES_PLUGIN` when either option is given) that
 
 - replaces the background ``git diff`` with ``phases/diff.json`` when the run starts after
   the diff phase (checked against the repository: the same head and merge base);
@@ -31,10 +31,9 @@ from ..reporting.summary import Summary
 from ..state import REVIEW_KEY, ReviewState
 from .diff_codec import diff_to_json
 from .inputs import StoredDiff, load_rules, rule_file_json, rule_files_of
-from .names import PHASES, index
+from .names import PHASES, PHASES_PLUGIN, index
 from .store import PhaseError, phase_dir, phase_file, sha256_of, write_phase
 
-PLUGIN_NAME = "secreview-phases"
 _MARKER = "secreview"
 
 
@@ -225,11 +224,9 @@ class PhasePlugin:
         return lines
 
 
-def phase_plugin(config: pytest.Config, settings: Settings) -> PhasePlugin | None:
-    """The plugin for a run given ``--secreview-stop-after``/``--secreview-from-phase``
-    (registered under :data:`PLUGIN_NAME`), or None for a whole review."""
-    if not (settings.stop_after or settings.from_phase):
-        return None
+def register_phases(config: pytest.Config, settings: Settings) -> PhasePlugin:
+    """Register the plugin of a run given ``--secreview-stop-after``/
+    ``--secreview-from-phase`` (as :data:`~.names.PHASES_PLUGIN`) and return it."""
     plugin = PhasePlugin(config, settings)
-    config.pluginmanager.register(plugin, PLUGIN_NAME)
+    config.pluginmanager.register(plugin, PHASES_PLUGIN)
     return plugin

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from _pytest.terminal import TerminalReporter
 
+from ..phases.names import PHASES_PLUGIN
 from ..severity import Severity, one_line
 from ..state import ReviewState
 from .build import coverage_notes
@@ -43,7 +44,7 @@ def write_summary(
         for note in review.rule_files.notes:
             tr.line(f"note: {note}", yellow=True)
         return
-    phases = tr.config.pluginmanager.get_plugin("secreview-phases")
+    phases = tr.config.pluginmanager.get_plugin(PHASES_PLUGIN)
     if phases is not None and not phases.runs("evaluate"):
         # A phase run that evaluates nothing: what it wrote, not outcomes that never happened.
         for line in outputs:
