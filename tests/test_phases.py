@@ -99,14 +99,14 @@ def single_and_phased(project: ReviewRepo, extra: tuple[str, ...] = ()
         ok(secreview(repo, "diff", "--base", "main", *RULES, f"--secreview-artifacts={PHASED}",
                      env=env))
         # Later phases need neither --base nor --secreview-rules: they read the artifacts.
-        ok(secreview(repo, "rules", *RULES, f"--secreview-artifacts={PHASED}", env=env))
-        ok(secreview(repo, "evaluate", f"--secreview-artifacts={PHASED}", *extra, env=env), 1)
+        ok(secreview(repo, "rules", *RULES, "--artifacts", PHASED, env=env))
+        ok(secreview(repo, "evaluate", f"--artifacts={PHASED}", *extra, env=env), 1)
         ok(secreview(repo, "comment", "--artifacts", PHASED, "--comment", "all", env=env))
         ok(secreview(repo, "report", "--artifacts", PHASED, "--sarif", "out/phased.sarif",
-                     "--junitxml", "out/phased.xml", env=env), 1)
+                     "--junitxml", "out/phased.xml", "--out", "out/rendered/report", env=env), 1)
         runs["phased"] = writes(github)
     single = outputs(repo / "out" / "single", repo / "out" / "single.sarif")
-    phased = outputs(repo / PHASED, repo / "out" / "phased.sarif")
+    phased = outputs(repo / "out" / "rendered", repo / "out" / "phased.sarif")
     return single, phased, runs["single"], runs["phased"]
 
 

@@ -4,7 +4,8 @@
 ``secreview diff ARGS`` is ``secreview review --secreview-stop-after=diff ARGS``;
 ``secreview rules``/``evaluate`` add ``--secreview-from-phase`` of the same phase, so they
 read the earlier phases' artifacts (``<artifacts>/phases/``) instead of recomputing them.
-Every pytest and ``--secreview-*`` option is accepted. Two conveniences:
+Every pytest and ``--secreview-*`` option is accepted, and ``--artifacts DIR`` as in
+``secreview comment``/``report`` (``--secreview-artifacts``). Two conveniences:
 
 - without ``--base``, a later phase reviews the base ref the diff phase recorded (the merge
   base is still checked against the repository);
@@ -51,8 +52,23 @@ def stored_settings(env: Mapping[str, str], *, root: Path, pr: int | None, repo:
                     repo=repo or env.get("SECREVIEW_REPO") or None, artifacts=root)
 
 
+def _own_flags(argv: Sequence[str]) -> list[str]:
+    """``--artifacts DIR`` (the flag of every phase command) as ``--secreview-artifacts``."""
+    out: list[str] = []
+    rest = iter(argv)
+    for arg in rest:
+        if arg == "--artifacts":
+            out.append(f"--secreview-artifacts={next(rest, '')}")
+        elif arg.startswith("--artifacts="):
+            out.append("--secreview-artifacts=" + arg.split("=", 1)[1])
+        else:
+            out.append(arg)
+    return out
+
+
 def phase_args(phase: str, argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     """The hardened run's arguments for ``secreview <phase> argv``."""
+    argv = _own_flags(argv)
     args = [f"--secreview-stop-after={phase}"]
     if phase != PHASES[0]:
         args.insert(0, f"--secreview-from-phase={phase}")

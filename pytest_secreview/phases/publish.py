@@ -13,7 +13,7 @@ from ..github.context import pull_request_from_env
 from ..github.publish_run import Approve
 from ..options import Settings
 from ..reporting.actions import ActionsLog
-from ..reporting.outputs import deliver_rich
+from ..reporting.outputs import deliver_rich, write_summary_json
 from .results import load_evaluation, write_comment_record
 from .store import PhaseError
 
@@ -26,7 +26,8 @@ def publish_stored(root: Path, *, settings: Settings, invocation: Path,
     """Run ``stages`` (``comment``, ``report``) on the evaluation stored under ``root``;
     return the review's exit status (1 when an item failed or errored, as pytest's).
 
-    ``report_dir``: where ``summary.md`` goes (default: next to the stored ``summary.json``).
+    ``report_dir``: where ``summary.md`` goes (default: next to the stored ``summary.json``;
+    elsewhere, a copy of ``summary.json`` and ``durations.json`` goes with it).
     ``require_pr``: refuse, rather than post nothing, when the pull request or (unless
     ``client`` is given) a token is unknown.
     Raises :class:`~.store.PhaseError` when the evaluation is missing or stale."""
@@ -40,6 +41,8 @@ def publish_stored(root: Path, *, settings: Settings, invocation: Path,
     if require_pr and client is None and not pr.token:
         raise PhaseError(f"{needed_by} needs a token to post: set SECREVIEW_GITHUB_TOKEN or "
                          "GITHUB_TOKEN, or pass --dry-run to see what would be posted")
+    if "report" in stages and report_dir is not None and report_dir != stored_dir:
+        write_summary_json(report, report_dir)  # the JSON output goes with the others
     deliver_rich(report, settings=settings, invocation=invocation, diff=diff, pr=pr,
                  report_dir=report_dir or stored_dir, env=env, lines=lines,
                  actions_log=actions_log, stages=stages, client=client, approve=approve)

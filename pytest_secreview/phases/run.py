@@ -18,6 +18,7 @@ is refused: xdist's controller does not collect, so it could not list the items)
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -103,6 +104,12 @@ class PhasePlugin:
             except PhaseError as exc:
                 raise pytest.UsageError(f"secreview: {exc}") from None
             review.rule_files = rule_files_of(self.stored_rules)
+        elif self.first > index("evaluate"):
+            # Only for the terminal's "rules:" line (the stored report has its own rules).
+            with contextlib.suppress(PhaseError):
+                review.rule_files = rule_files_of(
+                    load_rules(self.root, review.diff, needed_by=self.name))
+        if self.stored_rules is not None:
             triage = self.stored_rules.get("model_triage")
             if triage and self.controller and review.session_dir is not None:
                 from ..triage.plan import AddedRule
