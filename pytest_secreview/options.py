@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .invocation import CommandLine, parse_command_line, trusted_args
+from .phases.names import PHASES
 from .severity import Severity
 
 if TYPE_CHECKING:
@@ -237,6 +238,19 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=_flag, flag=True),
     OptionSpec("dry-run", "write the GitHub requests that would be sent to the artifacts "
                "directory instead of sending them", parse=_flag, flag=True),
+    # Phases (seed 004): run the review one phase at a time, with artifacts in between.
+    # Command line or environment only, like the range: a checkout's ini file must not make
+    # the review trust a stored (forgeable) result instead of evaluating.
+    OptionSpec("stop-after", "stop after this phase: diff, rules, evaluate, comment or report "
+               "(default: report, the whole review); its artifacts go to "
+               "<artifacts>/phases/ for `secreview <next phase>` or --secreview-from-phase",
+               parse=_choice(*PHASES), metavar="{" + ",".join(PHASES) + "}",
+               aliases=("--stop-after",), from_ini=False, gate=True),
+    OptionSpec("from-phase", "start at this phase, reading the earlier phases' artifacts from "
+               "<artifacts>/phases/ instead of recomputing them (refused when they do not "
+               "match the repository)", parse=_choice(*PHASES),
+               metavar="{" + ",".join(PHASES) + "}", aliases=("--from-phase",),
+               from_ini=False, gate=True),
 )
 
 
@@ -304,6 +318,8 @@ class Settings:
     comment: str | None = None
     progress: bool = False
     dry_run: bool = False
+    stop_after: str | None = None
+    from_phase: str | None = None
 
     def __post_init__(self) -> None:
         # ``model`` and ``models`` say the same thing: whichever was given fills the other

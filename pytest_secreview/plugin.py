@@ -15,6 +15,7 @@ import pytest
 
 from . import hookspecs
 from .options import add_options, load_settings
+from .phases.names import PHASES_PLUGIN
 from .severity import one_line
 
 if TYPE_CHECKING:
@@ -72,8 +73,13 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(ActionsLog(config), ACTIONS_LOG_PLUGIN)
         from .diff.prefetch import DiffPrefetch
 
+        phases = None
+        if settings.stop_after or settings.from_phase:  # one phase at a time (see phases/)
+            from .phases.run import register_phases
+
+            phases = register_phases(config, settings)
         # git works on the diff while pytest and the plugin finish starting.
-        config.stash[_PREFETCH] = DiffPrefetch(
+        config.stash[_PREFETCH] = phases.prefetch(settings) if phases else DiffPrefetch(
             config.invocation_params.dir, settings.base, settings.head, os.environ
         )
 
@@ -107,9 +113,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
         controller = not hasattr(config, "workerinput")
-        if review.settings.triage == "model" and controller and not config.option.collectonly:
+        phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
+        if (review.settings.triage == "model" and controller and not config.option.collectonly
+                and (phases is None or phases.runs_model_triage)):
             review.run_model_triage()  # before any worker collects: they read its result
-        if review.settings.progress and controller and not config.option.collectonly:
+        if (review.settings.progress and controller and not config.option.collectonly
+                and (phases is None or phases.runs("evaluate"))):
             from .github.live import ProgressPlugin
             from .github.progress import ProgressComment
             from .reporting.outputs import github_client, pull_request
@@ -188,7 +197,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not hasattr(config, "workerinput") and not config.option.collectonly:
         from .reporting.outputs import deliver
 
-        if review is not None:
+        phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
+        if review is not None and phases is not None:
+            config.stash[_OUTPUT_LINES] = phases.deliver(session, review, config.stash[_SUMMARY])
+        elif review is not None:
             _report, lines = deliver(review, config.stash[_SUMMARY])
             config.stash[_OUTPUT_LINES] = lines
 

@@ -15,8 +15,17 @@ from collections.abc import Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "review": ("pytest_secreview.cli.review",
                "review the pull request with the hardened pytest run (the default)"),
+    "diff": ("pytest_secreview.cli.diff",
+             "phase: resolve the range, store the parsed diff in <artifacts>/phases/"),
+    "rules": ("pytest_secreview.cli.rules",
+              "phase: choose the rules and items for the stored diff"),
+    "evaluate": ("pytest_secreview.cli.evaluate",
+                 "phase: evaluate the stored items (the hardened pytest run)"),
+    "comment": ("pytest_secreview.cli.comment",
+                "phase: post the stored results on the PR (--dry-run, --interactive)"),
     "report": ("pytest_secreview.cli.report",
-               "merge the results of a sharded review: JUnit, SARIF, summary, one PR comment"),
+               "phase: render summary.md, SARIF, JUnit from the stored results; --merge: "
+               "merge a sharded review's results, one PR comment"),
     "bench": ("pytest_secreview.cli.bench",
               "measure the rules on a labelled PR corpus: precision, recall, F1 and cost"),
 }

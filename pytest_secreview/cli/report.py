@@ -1,6 +1,12 @@
-"""``secreview report --merge DIR...``: fold the shards of a review spread over several CI jobs
-into one JUnit file, one SARIF log, one ``summary.json``/``summary.md`` and exactly one PR
-comment, as a single run would have made them.
+"""``secreview report``: the report phase. It renders the evaluate phase's ``summary.json``
+(``<artifacts>/phases/evaluate.json`` names it) into ``summary.md``, SARIF, GitHub Actions
+annotations and the step summary, and JUnit from the evaluation's own JUnit file, exactly as
+a whole review would have. It posts nothing (that is ``secreview comment``).
+
+``secreview report --merge DIR...`` is its multi-shard form: fold the shards of a review
+spread over several CI jobs into one JUnit file, one SARIF log, one
+``summary.json``/``summary.md`` and exactly one PR comment, as a single run would have made
+them.
 
 Exit status: 0 when every item passed or was skipped, 1 when any item failed or errored (so the
 merge job can be the required check), 2 for bad input (a message says what to pass instead).
@@ -34,15 +40,20 @@ from ..severity import one_line
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="secreview report",
-        description="Merge the results of a review sharded across CI jobs and publish them "
-                    "once: JUnit, SARIF, summary.json/summary.md and the PR comment.",
+        description="Render the evaluate phase's results: summary.md, SARIF, JUnit, GitHub "
+                    "Actions annotations. With --merge: merge the results of a review sharded "
+                    "across CI jobs and publish them once, PR comment included.",
     )
-    parser.add_argument("--merge", nargs="+", type=Path, required=True, metavar="DIR",
+    parser.add_argument("--merge", nargs="+", type=Path, metavar="DIR",
                         help="directories holding the shards' --secreview-report output and "
                              "JUnit files (searched recursively)")
-    parser.add_argument("--out", type=Path, default=Path("secreview-report"), metavar="DIR",
-                        help="where summary.json, summary.md and durations.json are written "
-                             "(default: secreview-report)")
+    parser.add_argument("--artifacts", type=Path, metavar="DIR",
+                        help="without --merge: the artifacts directory of the earlier phases "
+                             "(default: SECREVIEW_ARTIFACTS or secreview-artifacts)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="where summary.md (and with --merge summary.json and "
+                             "durations.json) are written (default: with --merge "
+                             "secreview-report, else the evaluate phase's report directory)")
     parser.add_argument("--junitxml", type=Path, metavar="PATH",
                         help="write the merged JUnit file here")
     parser.add_argument("--sarif", type=Path, metavar="PATH",
@@ -51,8 +62,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="also update this pytest-split durations file (history kept for "
                              "items this review did not run)")
     parser.add_argument("--comment", choices=("off", "summary", "inline", "all"),
-                        help="what to post on the pull request (default: summary when a token "
-                             "and a PR are known)")
+                        help="with --merge: what to post on the pull request (default: summary "
+                             "when a token and a PR are known)")
     parser.add_argument("--pr", type=int, metavar="N", help="pull request number "
                         "(default: from the GitHub Actions event)")
     parser.add_argument("--repo", metavar="OWNER/NAME",
@@ -75,7 +86,7 @@ def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[s
     """Do the merge; return the exit status and the lines to print."""
     files = find_shard_files(args.merge)
     report = merge_reports([load_report(p) for p in files.summaries], files.summaries)
-    out: Path = args.out
+    out: Path = args.out or Path("secreview-report")
     write_summary_json(report, out)
     lines = [f"merged {len(files.summaries)} shard report(s): {len(report.items)} item(s), "
              + ", ".join(f"{n} {k}" for k, n in report.outcomes.items())]
@@ -100,11 +111,38 @@ def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[s
     return (1 if broken else 0), lines
 
 
+def render(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[str]]:
+    """The report phase on ``--artifacts``; return the exit status and the lines to print."""
+    from ..phases.publish import publish_stored
+    from ..phases.store import JUNIT, PhaseError, phase_dir
+    from .phases import artifacts_dir, stored_settings
+
+    if args.comment is not None or args.dry_run or args.durations is not None:
+        raise PhaseError("--comment, --dry-run and --durations go with --merge; the report "
+                         "phase posts nothing: run `secreview comment` to post")
+    root: Path = args.artifacts or artifacts_dir([], env)
+    junit = phase_dir(root) / JUNIT
+    if args.junitxml is not None and not junit.is_file():
+        raise PhaseError(f"--junitxml needs {junit}, which `secreview evaluate` writes when "
+                         "given no --junitxml of its own: run `secreview evaluate` first")
+    settings = stored_settings(env, root=root, pr=args.pr, repo=args.repo, sarif=args.sarif)
+    lines: list[str] = []
+    status = publish_stored(root, settings=settings, invocation=Path.cwd(), stages=("report",),
+                            lines=lines, needed_by="secreview report", env=env,
+                            report_dir=args.out)
+    if args.junitxml is not None:
+        args.junitxml.parent.mkdir(parents=True, exist_ok=True)
+        merge_junit([junit]).write(args.junitxml, encoding="utf-8", xml_declaration=True)
+        lines.append(f"JUnit: {args.junitxml}")
+    return status, lines
+
+
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Entry point of ``secreview report``."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
-        status, lines = merge(args, os.environ if env is None else env)
+        run = merge if args.merge else render
+        status, lines = run(args, os.environ if env is None else env)
     except (SecreviewError, OSError) as exc:
         print(f"secreview report: {one_line(str(exc))}", file=sys.stderr)
         return 2

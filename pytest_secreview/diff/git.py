@@ -118,6 +118,16 @@ def _merge_base(repo: Path, base_sha: str, head_sha: str, base_ref: str) -> str:
     )
 
 
+def resolve_range(repo: Path, base_ref: str, head_ref: str = "HEAD") -> tuple[str, str]:
+    """(merge base, head SHA) of the range :func:`load_diff` would diff, without diffing:
+    how a later phase checks that a stored diff is still the repository's."""
+    validate_ref(base_ref)
+    validate_ref(head_ref)
+    _ensure_repo(repo)
+    head_sha = _resolve_sha(repo, head_ref, "head")
+    return _merge_base(repo, _resolve_sha(repo, base_ref, "base"), head_sha, base_ref), head_sha
+
+
 def _drain(stream: IO[bytes], sink: bytearray) -> None:
     # Keep reading so git never blocks on a full stderr pipe; keep only the start.
     for chunk in iter(lambda: stream.read(_READ_SIZE), b""):

@@ -249,7 +249,7 @@ class GitHubClient:
         json_body: Mapping[str, Any] | None = None,
     ) -> httpx.Response:
         client = self._http if self._http is not None else shared_client()
-        content = None if json_body is None else json.dumps(json_body).encode("utf-8")
+        content = None if json_body is None else encode_body(json_body)
         path = httpx.URL(url).path
         retry = self.retry
         for attempt in range(1, retry.max_attempts + 1):
@@ -388,6 +388,12 @@ class GitHubClient:
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._token, "[REDACTED]") if self._token else text
+
+
+def encode_body(body: Mapping[str, Any]) -> bytes:
+    """A request's JSON body exactly as it is sent (``secreview comment --dry-run`` prints
+    these bytes)."""
+    return json.dumps(body).encode("utf-8")
 
 
 def _trim(text: str) -> str:

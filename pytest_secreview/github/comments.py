@@ -58,7 +58,7 @@ from .comment_state import (
 )
 from .context import PullRequest
 from .inline import post_inline
-from .publish_run import PublishResult, PublishRun
+from .publish_run import Approve, PublishResult, PublishRun
 
 Mode = Literal["off", "summary", "inline", "all"]
 MODES: tuple[Mode, ...] = ("off", "summary", "inline", "all")
@@ -105,7 +105,8 @@ def _previous_and_resolved(report: Report, existing: ExistingComment | None,
 
 
 def _summary(client: GitHubClient, pr: PullRequest, report: Report, run: PublishRun,
-             builder: MarkdownBuilder, link_base: str | None) -> None:
+             builder: MarkdownBuilder, link_base: str | None,
+             approve: Approve | None = None) -> None:
     existing = find_summary_comment(client, pr, run.warnings)
     carried, resolved = _previous_and_resolved(report, existing)
     run.resolved = len(resolved)
@@ -115,6 +116,9 @@ def _summary(client: GitHubClient, pr: PullRequest, report: Report, run: Publish
     markdown = builder(notes_report, resolved=[e.as_mapping() for e in resolved],
                        max_chars=budget, link_base=link_base)
     body = f"{SUMMARY_MARKER}\n{markdown.rstrip()}\n\n{state}\n"
+    if approve is not None and not approve("summary", body):
+        run.declined += 1
+        return
     action, cid, url = upsert_summary(client, pr, body, existing)
     run.summary, run.summary_comment_id, run.summary_url = action, cid, url
 
@@ -130,6 +134,7 @@ def publish(
     inline_min_severity: Severity | None = None,
     max_inline: int = 50,
     link_base: str | None = None,
+    approve: Approve | None = None,
 ) -> PublishResult:
     """Post or update the summary comment and the inline comments; never raises.
 
@@ -137,7 +142,8 @@ def publish(
     token (or a dry-run directory). ``commentable``: head line numbers per path that are in
     the PR's diff; fetched from GitHub when None. ``inline_min_severity``: defaults to the
     lower of ``report.fail_on`` and MEDIUM. ``link_base``: the repository's web URL for file
-    links; derived from ``pr.api_url`` when None.
+    links; derived from ``pr.api_url`` when None. ``approve``: asked before each comment is
+    posted; a comment it declines is not posted.
     """
     run = PublishRun(mode=mode)
     if mode == "off":
@@ -152,10 +158,10 @@ def publish(
         if mode in ("inline", "all"):
             post_inline(client, pr, report, run, commentable=commentable,
                          min_severity=inline_min_severity or notable_threshold(report.fail_on),
-                         max_inline=max_inline)
+                         max_inline=max_inline, approve=approve)
         if mode in ("summary", "all") and not run.write_forbidden:
             try:
-                _summary(client, pr, report, run, markdown_builder, base)
+                _summary(client, pr, report, run, markdown_builder, base, approve)
             except GitHubError as exc:
                 run.summary = "failed"
                 run.failed("could not write the summary comment", exc)
@@ -196,6 +202,8 @@ def _describe(run: PublishRun, client: GitHubClient, report: Report, pr: PullReq
         if run.over_limit:
             parts.append(f"{run.over_limit} over the limit")
         run.lines.append(f"{prefix}: " + ", ".join(parts))
+    if run.declined:
+        run.lines.append(f"{prefix}: {run.declined} comment(s) not posted at your request")
     if run.rejected:
         run.lines.append(f"{prefix}: GitHub rejected {len(run.rejected)} inline comment(s): "
                          + ", ".join(sorted(run.rejected)[:20]))

@@ -24,7 +24,7 @@ from ..severity import Severity
 from .client import GitHubClient, GitHubError
 from .comment_state import FINDING_MARKER, FINDING_MARKER_RE, REVIEW_MARKER, finding_key
 from .context import PullRequest
-from .publish_run import PublishRun
+from .publish_run import Approve, PublishRun
 
 _BATCH = 20
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -127,7 +127,8 @@ def _existing_fingerprints(client: GitHubClient, pr: PullRequest) -> set[str]:
 
 def post_inline(client: GitHubClient, pr: PullRequest, report: Report, run: PublishRun,
                  *, commentable: Mapping[str, Collection[int]] | None,
-                 min_severity: Severity, max_inline: int) -> None:
+                 min_severity: Severity, max_inline: int, approve: Approve | None = None
+                 ) -> None:
     candidates = [f for f in report.findings if f.severity.at_least(min_severity)]
     if not candidates:
         return
@@ -166,6 +167,10 @@ def post_inline(client: GitHubClient, pr: PullRequest, report: Report, run: Publ
         run.notes.append(f"{run.over_limit} more finding(s) were not commented inline "
                          f"(at most {max_inline} inline comments per run).")
         comments = comments[:max_inline]
+    if approve is not None:
+        asked = [(where, c) for where, c in comments if approve(where, c["body"])]
+        run.declined += len(comments) - len(asked)
+        comments = asked
     commit = pr.head_sha or report.head_sha
     for start in range(0, len(comments), _BATCH):
         if run.write_forbidden:

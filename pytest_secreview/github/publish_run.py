@@ -3,10 +3,15 @@ the summary and inline steps share while it runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..reporting.markdown_text import sanitize
 from .client import GitHubError
+
+#: Asked before each comment is posted: (where, body) -> post it? ``where`` is ``summary`` or
+#: ``path:line``. ``secreview comment --interactive`` asks the person at the terminal.
+Approve = Callable[[str, str], bool]
 
 FORK_WARNING = (
     "GitHub refused to write to the pull request (403 Resource not accessible by "
@@ -30,6 +35,7 @@ class PublishResult:
     inline_outside_diff: int = 0
     inline_rejected: tuple[str, ...] = ()
     resolved: int = 0
+    declined: int = 0
     lines: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
 
@@ -52,6 +58,7 @@ class PublishRun:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     write_forbidden: bool = False
+    declined: int = 0  # comments the approver said no to
 
     def result(self) -> PublishResult:
         return PublishResult(
@@ -59,6 +66,7 @@ class PublishRun:
             summary_url=self.summary_url, inline_posted=self.posted,
             inline_already_posted=self.already, inline_outside_diff=self.outside,
             inline_rejected=tuple(sanitize(r) for r in self.rejected), resolved=self.resolved,
+            declined=self.declined,
             # Paths come from the pull request: no terminal escapes in what is printed.
             lines=tuple(sanitize(line) for line in self.lines),
             warnings=tuple(sanitize(w) for w in self.warnings),

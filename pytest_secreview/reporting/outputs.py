@@ -8,12 +8,13 @@ the terminal summary; none changes an item's outcome or crashes the session.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from ..diff.model import Diff
 from ..github.client import GitHubClient
 from ..github.context import PullRequest, pull_request_from_env
+from ..github.publish_run import Approve
 from ..options import Settings
 from ..state import ReviewState
 from .actions import ACTIONS_LOG_PLUGIN, ActionsLog
@@ -23,6 +24,9 @@ from .merge import DURATIONS_NAME, write_durations
 from .model import Report
 from .summary import Summary
 
+#: What runs after ``summary.json`` is written: the report's renderings and the PR comment.
+STAGES = ("report", "comment")
+
 
 def pull_request(review: ReviewState, env: Mapping[str, str]) -> PullRequest:
     """The PR under review from the environment and the --secreview-pr/--secreview-repo."""
@@ -30,9 +34,11 @@ def pull_request(review: ReviewState, env: Mapping[str, str]) -> PullRequest:
     return pull_request_from_env(env, number=settings.pr, repository=settings.repo)
 
 
-def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None = None
-            ) -> tuple[Report, list[str]]:
-    """Write every output; return the report and lines for the terminal summary."""
+def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None = None,
+            *, stages: Collection[str] = STAGES) -> tuple[Report, list[str]]:
+    """Write every output; return the report and lines for the terminal summary. ``stages``:
+    which of the comment and report phases run after the artifacts and ``summary.json`` are
+    written (both in a whole review; see :mod:`..phases`)."""
     env = os.environ if env is None else env
     settings = review.settings
     invocation = review.config.invocation_params.dir
@@ -41,7 +47,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
     lines: list[str] = []
 
     root = invocation / settings.artifacts
-    report_dir = invocation / settings.report if settings.report else root / "report"
+    report_dir = report_dir_of(settings, invocation)
     try:
         writer = ArtifactWriter(root, own=True)
         writer.write_inputs(review.diff, review.rule_files.sources)
@@ -61,11 +67,19 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
         lines.extend(f"progress comment: {w}" for w in progress.comment.warnings)
     try:
         deliver_rich(report, settings=settings, invocation=invocation, diff=review.diff, pr=pr,
-                     report_dir=report_dir, env=env, lines=lines,
+                     report_dir=report_dir, env=env, lines=lines, stages=stages,
                      actions_log=review.config.pluginmanager.get_plugin(ACTIONS_LOG_PLUGIN))
     except OSError as exc:
         lines.append(f"output not written: {exc}")
     return report, lines
+
+
+def report_dir_of(settings: Settings, invocation: Path) -> Path:
+    """Where ``summary.json`` and ``summary.md`` go: --secreview-report, else
+    ``<artifacts>/report``."""
+    if settings.report:
+        return invocation / settings.report
+    return invocation / settings.artifacts / "report"
 
 
 def write_summary_json(report: Report, report_dir: Path) -> None:
@@ -76,19 +90,31 @@ def write_summary_json(report: Report, report_dir: Path) -> None:
 
 def deliver_rich(report: Report, *, settings: Settings, invocation: Path, diff: Diff | None,
                  pr: PullRequest, report_dir: Path, env: Mapping[str, str],
-                 lines: list[str], actions_log: ActionsLog | None = None) -> None:
-    """Markdown, SARIF, GitHub Actions and the PR comment. ``diff`` tells which lines an
-    inline comment may be placed on (None: summary comment only). In a pytest session,
-    ``actions_log`` writes the annotations after pytest's last line (see
-    :class:`~pytest_secreview.reporting.actions.ActionsLog`); without it they are printed now,
-    each on a line of its own."""
-    from ..github.comments import publish
-    from ..github.inline import commentable_from_diff
+                 lines: list[str], actions_log: ActionsLog | None = None,
+                 stages: Collection[str] = STAGES, client: GitHubClient | None = None,
+                 approve: Approve | None = None) -> None:
+    """Markdown, SARIF, GitHub Actions (stage ``report``) and the PR comment (stage
+    ``comment``). ``diff`` tells which lines an inline comment may be placed on (None:
+    summary comment only). In a pytest session, ``actions_log`` writes the annotations after
+    pytest's last line (see :class:`~pytest_secreview.reporting.actions.ActionsLog`); without
+    it they are printed now, each on a line of its own. ``client`` replaces the one built from
+    the settings; ``approve`` is asked before each comment is posted (``secreview comment``)."""
+    link_base = _link_base(pr, env)
+    if "report" in stages:
+        _render(report, settings=settings, invocation=invocation, report_dir=report_dir,
+                env=env, lines=lines, actions_log=actions_log, link_base=link_base)
+    if "comment" in stages:
+        _comment(report, settings=settings, invocation=invocation, diff=diff, pr=pr,
+                 lines=lines, link_base=link_base, client=client, approve=approve)
+
+
+def _render(report: Report, *, settings: Settings, invocation: Path, report_dir: Path,
+            env: Mapping[str, str], lines: list[str], actions_log: ActionsLog | None,
+            link_base: str | None) -> None:
     from .actions import STEP_SUMMARY_LIMIT, annotations, in_github_actions, write_step_summary
     from .markdown import to_markdown
     from .sarif import write_sarif
 
-    link_base = _link_base(pr, env)
     # The file and the step summary allow far more than a PR comment (which publish() fits
     # into GitHub's 65,536 characters itself).
     markdown = to_markdown(report, link_base=link_base, max_chars=STEP_SUMMARY_LIMIT)
@@ -107,10 +133,18 @@ def deliver_rich(report: Report, *, settings: Settings, invocation: Path, diff: 
         else:
             for command in commands:
                 print(command, flush=True)
+
+
+def _comment(report: Report, *, settings: Settings, invocation: Path, diff: Diff | None,
+             pr: PullRequest, lines: list[str], link_base: str | None,
+             client: GitHubClient | None, approve: Approve | None) -> None:
+    from ..github.comments import publish
+    from ..github.inline import commentable_from_diff
+
     mode = settings.comment or ("summary" if pr.can_call_api else "off")
     if mode == "off":
         return
-    client = github_client(settings, invocation, pr)
+    client = client or github_client(settings, invocation, pr)
     if client is None:
         lines.append(f"PR comment ({mode}) not posted: needs SECREVIEW_GITHUB_TOKEN or "
                      "GITHUB_TOKEN (or --secreview-dry-run), the repository and the PR number "
@@ -119,7 +153,7 @@ def deliver_rich(report: Report, *, settings: Settings, invocation: Path, diff: 
         return
     result = publish(report, pr, mode=mode, client=client,  # type: ignore[arg-type]
                      commentable=commentable_from_diff(diff) if diff is not None else {},
-                     link_base=link_base)
+                     link_base=link_base, approve=approve)
     lines.extend(result.lines)
 
 

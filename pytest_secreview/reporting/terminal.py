@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from _pytest.terminal import TerminalReporter
 
+from ..phases.names import PHASES_PLUGIN
 from ..severity import Severity, one_line
 from ..state import ReviewState
 from .build import coverage_notes
@@ -42,6 +43,14 @@ def write_summary(
         tr.line(f"collected {collected} item(s), not evaluated (--collect-only)", yellow=True)
         for note in review.rule_files.notes:
             tr.line(f"note: {note}", yellow=True)
+        return
+    phases = tr.config.pluginmanager.get_plugin(PHASES_PLUGIN)
+    if phases is not None and not phases.runs("evaluate"):
+        # A phase run that evaluates nothing: what it wrote, not outcomes that never happened.
+        for line in outputs:
+            tr.line(one_line(line))
+        for note in review.rule_files.notes:
+            tr.line(f"note: {one_line(note)}", yellow=True)
         return
     counts = summary.outcomes()
     tr.line("items: " + ", ".join(

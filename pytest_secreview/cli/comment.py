@@ -1,0 +1,94 @@
+"""``secreview comment``: post the stored evaluation on the pull request, as a whole review
+would (one summary comment and/or inline comments), from ``<artifacts>/phases/``.
+
+``--dry-run`` sends nothing that writes: it prints each request (method, URL, JSON body
+exactly as it would be sent) and still reads the pull request's existing comments when a
+token is given, so it shows whether the summary would be edited or created.
+``--interactive`` asks y/n/q before each comment; it needs a terminal.
+
+Exit status: 0 when the comment phase ran, 2 for bad input (a missing or stale artifact, an
+option that cannot apply), with a message saying what to run or pass instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..errors import SecreviewError
+from ..github.client import GitHubClient
+from ..github.context import pull_request_from_env
+from ..github.publish_run import Approve
+from ..phases.approval import PrintingClient, terminal_approver
+from ..phases.publish import publish_stored
+from ..severity import one_line
+from .phases import artifacts_dir, stored_settings
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="secreview comment",
+        description="Post the evaluate phase's results on the pull request.")
+    parser.add_argument("--artifacts", type=Path, metavar="DIR",
+                        help="artifacts directory of the earlier phases (default: "
+                             "SECREVIEW_ARTIFACTS or secreview-artifacts)")
+    parser.add_argument("--comment", choices=("summary", "inline", "all"),
+                        help="what to post (default: SECREVIEW_COMMENT, else summary)")
+    parser.add_argument("--pr", type=int, metavar="N",
+                        help="pull request number (default: SECREVIEW_PR or the GitHub "
+                             "Actions event)")
+    parser.add_argument("--repo", metavar="OWNER/NAME",
+                        help="repository (default: SECREVIEW_REPO or GITHUB_REPOSITORY)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print every request that would write to GitHub instead of "
+                             "sending it")
+    parser.add_argument("--interactive", action="store_true",
+                        help="ask y/n/q before each comment (needs a terminal)")
+    return parser
+
+
+def comment(args: argparse.Namespace, env: Mapping[str, str]) -> list[str]:
+    """Run the comment phase; return the lines to print."""
+    root = args.artifacts or artifacts_dir([], env)
+    mode = args.comment or env.get("SECREVIEW_COMMENT") or "summary"
+    if mode not in ("summary", "inline", "all"):
+        raise SecreviewError(f"SECREVIEW_COMMENT={mode!r}: choose summary, inline or all")
+    settings = stored_settings(env, root=root, pr=args.pr, repo=args.repo, comment=mode)
+    client: GitHubClient | None = None
+    approve: Approve | None = None
+    if args.dry_run:
+        pr = pull_request_from_env(env, number=settings.pr, repository=settings.repo)
+        client = PrintingClient(pr.api_url, pr.token, dry_run_dir=root / "github-requests",
+                                out=sys.stdout)
+    if args.interactive:
+        approve = terminal_approver(sys.stdin, sys.stdout)
+    lines: list[str] = []
+    publish_stored(root, settings=settings, invocation=Path.cwd(), stages=("comment",),
+                   lines=lines, needed_by="secreview comment", env=env, client=client,
+                   approve=approve, require_pr=True)
+    return lines
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+    """Entry point of ``secreview comment``."""
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.interactive and args.dry_run:
+        print("secreview comment: --interactive asks before posting and --dry-run posts "
+              "nothing; use one of them", file=sys.stderr)
+        return 2
+    if args.interactive and not sys.stdin.isatty():
+        print("secreview comment: --interactive needs a terminal to ask y/n/q, and standard "
+              "input is not one; run it in a terminal, or drop --interactive (CI posts "
+              "everything; --dry-run shows what would be posted)", file=sys.stderr)
+        return 2
+    try:
+        lines = comment(args, os.environ if env is None else env)
+    except (SecreviewError, OSError) as exc:
+        print(f"secreview comment: {one_line(str(exc))}", file=sys.stderr)
+        return 2
+    for line in lines:
+        print(one_line(line))
+    return 0

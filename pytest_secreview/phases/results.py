@@ -1,0 +1,86 @@
+"""The evaluate phase's output and what the comment and report phases read from it.
+
+``phases/evaluate.json`` points at the ``summary.json`` the evaluation wrote (the same file
+as a whole review's) and records its SHA-256 and the diff's, so the comment and report phases
+publish exactly that evaluation, or refuse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..diff.model import Diff
+from ..diff.prefetch import repository_root
+from ..errors import SecreviewError
+from ..reporting.merge import load_report
+from ..reporting.model import Report
+from .diff_codec import diff_from_json
+from .inputs import refuse_tracked
+from .store import (
+    PhaseError,
+    check_made_from,
+    check_range,
+    phase_file,
+    read_phase,
+    sha256_of,
+    write_phase,
+)
+
+
+def _relative(path: Path, root: Path) -> str:
+    # Relative to the artifacts directory when inside it: the directory can be moved
+    # (uploaded by one CI job, downloaded by the next) and still be read.
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path.resolve())
+
+
+def _checkout(start: Path) -> Path | None:
+    try:
+        return repository_root(start)
+    except SecreviewError:
+        return None  # the comment and report phases may run without a checkout
+
+
+def write_evaluation(root: Path, report_dir: Path, diff: Diff) -> Path:
+    """``phases/evaluate.json`` for the ``summary.json`` in ``report_dir``."""
+    summary = report_dir / "summary.json"
+    rules = phase_file(root, "rules")
+    data: dict[str, Any] = {
+        "base_sha": diff.base_sha, "head_sha": diff.head_sha,
+        "summary": _relative(summary, root), "summary_sha256": sha256_of(summary),
+        "diff_sha256": sha256_of(phase_file(root, "diff")),
+        "rules_sha256": sha256_of(rules) if rules.is_file() else None,
+    }
+    return write_phase(root, "evaluate", data)
+
+
+def load_evaluation(root: Path, *, needed_by: str) -> tuple[Report, Path, Diff]:
+    """(report, its directory, diff) of the evaluate phase, checked to belong together:
+    ``evaluate.json`` made from this ``diff.json`` and pointing at an unchanged
+    ``summary.json``. Raises :class:`PhaseError` naming what to run again."""
+    refuse_tracked(root, _checkout(Path.cwd()))
+    diff_data = read_phase(root, "diff", needed_by=needed_by)
+    try:
+        diff = diff_from_json(diff_data["diff"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PhaseError(f"{phase_file(root, 'diff')} is damaged ({type(exc).__name__}: "
+                         f"{exc}); run `secreview diff` again") from None
+    data = read_phase(root, "evaluate", needed_by=needed_by)
+    check_range(data, diff.base_sha, diff.head_sha, what=phase_file(root, "evaluate"),
+                phase="evaluate", needed_by=needed_by)
+    check_made_from(data, "diff_sha256", phase_file(root, "diff"), phase="evaluate",
+                    needed_by=needed_by)
+    summary = root / str(data.get("summary", ""))
+    if not summary.is_file():
+        raise PhaseError(f"{needed_by} needs {summary} (named by {phase_file(root, 'evaluate')}"
+                         "), which does not exist: run `secreview evaluate` first")
+    check_made_from(data, "summary_sha256", summary, phase="evaluate", needed_by=needed_by)
+    return load_report(summary), summary.parent, diff
+
+
+def write_comment_record(root: Path, report: Report, lines: list[str]) -> Path:
+    """``phases/comment.json``: what the comment phase did (its terminal lines)."""
+    return write_phase(root, "comment", {
+        "base_sha": report.base_sha, "head_sha": report.head_sha, "lines": lines})
