@@ -28,6 +28,11 @@ _OUTPUT_LINES = pytest.StashKey[list[str]]()
 _SESSION_DIR = pytest.StashKey[Path]()
 _PREFETCH = pytest.StashKey[Any]()
 _COLLECTED = pytest.StashKey[int]()
+_MODE = pytest.StashKey[str]()
+
+
+def _mention(config: pytest.Config) -> bool:
+    return config.stash.get(_MODE, "") == "mention"
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -51,8 +56,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--secreview cannot run with --setup-only or --setup-plan: "
                                 "items are judged in their call phase")
     if settings.enabled:
+        from .modes import resolve_mode
         from .reporting.summary import Summary
 
+        config.stash[_MODE] = resolve_mode(settings.mode, settings.mention_handle, os.environ)
         config.addinivalue_line("markers", "secreview: a security rule applied to a changed file")
         summary = Summary()
         config.stash[_SUMMARY] = summary
@@ -107,6 +114,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
         controller = not hasattr(config, "workerinput")
+        if _mention(config):
+            if controller:
+                from .mention.session import PLUGIN_NAME, MentionSession
+
+                artifacts = config.invocation_params.dir / review.settings.artifacts
+                config.pluginmanager.register(MentionSession(artifacts), PLUGIN_NAME)
+            return  # a question is answered: no triage, no progress comment
         if review.settings.triage == "model" and controller and not config.option.collectonly:
             review.run_model_triage()  # before any worker collects: they read its result
         if review.settings.progress and controller and not config.option.collectonly:
@@ -140,6 +154,11 @@ def pytest_collection_modifyitems(
         from .state import REVIEW_KEY
 
         review = config.stash[REVIEW_KEY]
+        if _mention(config):
+            from .mention.item import mention_item
+
+            items.append(mention_item(session))  # the session's only item
+            return
         review.prepared.index(review.rules)
         for source, parsed in review.parsed_rules:
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
@@ -188,7 +207,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not hasattr(config, "workerinput") and not config.option.collectonly:
         from .reporting.outputs import deliver
 
-        if review is not None:
+        mention = config.pluginmanager.get_plugin("secreview-mention")
+        if mention is not None:
+            mention.finish()  # mention.json only: no review report, no summary comment
+        elif review is not None:
             _report, lines = deliver(review, config.stash[_SUMMARY])
             config.stash[_OUTPUT_LINES] = lines
 
@@ -214,7 +236,10 @@ def pytest_terminal_summary(terminalreporter: TerminalReporter, config: pytest.C
         from .state import REVIEW_KEY
 
         review = config.stash.get(REVIEW_KEY, None)
-        if review is not None:
+        mention = config.pluginmanager.get_plugin("secreview-mention")
+        if mention is not None:
+            mention.write_summary(terminalreporter)
+        elif review is not None:
             write_summary(terminalreporter, review, config.stash[_SUMMARY],
                           config.stash.get(_OUTPUT_LINES, []), config.stash.get(_COLLECTED, 0))
 
