@@ -95,6 +95,10 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if _enabled(config):
+        from .activity import uninstall
+
+        uninstall()  # this process's tool calls are no longer recorded
     if _enabled(config) and not hasattr(config, "workerinput"):
         from .shared import remove_session_dir
 
@@ -123,6 +127,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             return  # a question is answered: no triage, no progress comment
         if review.settings.triage == "model" and controller and not config.option.collectonly:
             review.run_model_triage()  # before any worker collects: they read its result
+        if review.settings.progress and not config.option.collectonly:
+            from . import activity
+
+            # Every process records its tool calls; the controller's comment counts them.
+            activity_dir = config.stash[_SESSION_DIR] / "activity"
+            activity.install(activity_dir)
         if review.settings.progress and controller and not config.option.collectonly:
             from .github.live import ProgressPlugin
             from .github.progress import ProgressComment
@@ -131,8 +141,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             pr = pull_request(review, os.environ)
             client = github_client(review.settings, config.invocation_params.dir, pr)
             if client is not None:
-                comment = ProgressComment(client, pr, total=0)
-                config.pluginmanager.register(ProgressPlugin(comment), "secreview-progress")
+                comment = ProgressComment(client, pr, total=0,
+                                          min_interval=review.settings.progress_interval)
+                config.pluginmanager.register(ProgressPlugin(comment, activity_dir),
+                                              "secreview-progress")
 
 
 def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
