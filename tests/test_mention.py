@@ -4,12 +4,17 @@ server (permission check, reply) and a scripted OpenAI-compatible model, through
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from pytest_secreview.mention.reply import render_answer
 from pytest_secreview.modes import comment_event, mentions, parse_handle, resolve_mode
@@ -210,6 +215,33 @@ def test_an_injected_question_cannot_change_tools_or_leak_the_token(
     assert token not in out and "set-output" not in out
 
 
+def test_the_secreview_command_with_xdist_answers_once(
+    pytester: pytest.Pytester, tmp_path: Path, project: ReviewRepo, github: FakeGitHub,
+    token: str, model: FakeServer,
+) -> None:
+    # The hardened command (no conftest, base configuration) with two workers: the single
+    # mention item runs on one of them, and one answer is posted.
+    model.queue(answer("It is not validated."))
+    event_path = tmp_path / "event.json"
+    event_path.write_text(json.dumps(issue_comment("@secreview validated?", "maintainer")))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTEST_ADDOPTS") and not k.startswith("SECREVIEW")}
+    env.update(GITHUB_EVENT_NAME="issue_comment", GITHUB_EVENT_PATH=str(event_path),
+               GITHUB_TOKEN=token, GITHUB_API_URL=github.api_url,
+               GITHUB_REPOSITORY=github.repository, SECREVIEW_MODEL="openai:gpt-4.1",
+               SECREVIEW_API_BASE=model.url)
+    script = Path(sys.executable).parent / "secreview"
+    result = subprocess.run([str(script), "--base", "main", "-n", "2", "-p",
+                             "no:cacheprovider"], cwd=project.path, env=env,
+                            capture_output=True, text=True, check=False, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout and "answer created" in result.stdout
+    (post,) = github.calls("POST")
+    assert "It is not validated." in post.json["body"]
+    assert not (project.path / "secreview-artifacts" / "report").exists(), \
+        "mention mode writes no review report"
+
+
 def test_explicit_mention_mode_without_a_comment_event_fails_clearly(
     pytester: pytest.Pytester, project: ReviewRepo, model: FakeServer,
 ) -> None:
@@ -273,3 +305,25 @@ def test_answer_rendering_keeps_code_and_neutralises_prose() -> None:
     assert "&lt;b&gt;" in text and "@\u200bteam" in text and "#\u200b12" in text
     assert "```bash\necho @x\n```" in text
     assert "![i](" not in text and "http://a" not in text
+
+
+def test_readme_mention_workflow_passes_the_linter_and_triggers_on_mentions(
+    tmp_path: Path,
+) -> None:
+    from tests.test_workflow import _lint
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme[readme.index("### Mention mode"):]
+    example = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert example, "the README's mention section has a workflow example"
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "mention.yml").write_text(example.group(1))
+    result = _lint(workflows)
+    assert result.returncode == 0, result.stdout + result.stderr
+    loaded = yaml.safe_load(example.group(1))
+    assert set(loaded[True]) == {"issue_comment", "pull_request_review_comment"}
+    job = loaded["jobs"]["answer"]
+    assert "'@secreview'" in job["if"] and "pull_request" in job["if"]
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert all("${{" not in step.get("run", "") for step in job["steps"])
