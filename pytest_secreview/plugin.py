@@ -56,10 +56,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--secreview cannot run with --setup-only or --setup-plan: "
                                 "items are judged in their call phase")
     if settings.enabled:
-        from .modes import resolve_mode
         from .reporting.summary import Summary
 
-        config.stash[_MODE] = resolve_mode(settings.mode, settings.mention_handle, os.environ)
         config.addinivalue_line("markers", "secreview: a security rule applied to a changed file")
         summary = Summary()
         config.stash[_SUMMARY] = summary
@@ -117,6 +115,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
                               config.stash[_PREFETCH])
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
+        from .modes import resolve_mode
+
+        # From the trusted settings: the pull request's own ini cannot choose the mode.
+        config.stash[_MODE] = resolve_mode(review.settings.mode, review.settings.mention_handle,
+                                           os.environ)
         controller = not hasattr(config, "workerinput")
         if _mention(config):
             if controller:

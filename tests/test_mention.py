@@ -242,6 +242,36 @@ def test_the_secreview_command_with_xdist_answers_once(
         "mention mode writes no review report"
 
 
+def test_the_handle_and_mode_come_from_the_base_not_the_pull_request(
+    pytester: pytest.Pytester, tmp_path: Path, review_repo: Build, github: FakeGitHub,
+    token: str, model: FakeServer,
+) -> None:
+    review_repo(rules={"debug": RULE},
+                base={"pytest.ini": "[pytest]\nsecreview_mention_handle = sec-bot\n"},
+                pr={"pytest.ini": "[pytest]\nsecreview_mode = review\n"
+                                  "secreview_mention_handle = nobody\n",
+                    "app.py": "debug = True\n"})
+    model.queue(answer("Answered under the base's handle."))
+    result = run(pytester, tmp_path, github, token, model,
+                 issue_comment("@sec-bot what changed?", "maintainer"))
+    result.assert_outcomes(passed=1)
+    assert "answer created" in result.stdout.str()
+
+
+def test_a_pull_request_cannot_turn_its_review_into_a_mention_run(
+    pytester: pytest.Pytester, review_repo: Build,
+) -> None:
+    review_repo(rules={"debug": RULE},
+                pr={"pytest.ini": "[pytest]\nsecreview_mode = mention\n",
+                    "app.py": "debug = True\n"})
+    pytester._monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    reviewed = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                  "--secreview-rules", "secreview/rules")
+    reviewed.assert_outcomes(passed=2)  # the review's items, not a mention item
+    out = reviewed.stdout.str()
+    assert "findings: 1 MEDIUM" in out and "changes secreview_mode" in out
+
+
 def test_explicit_mention_mode_without_a_comment_event_fails_clearly(
     pytester: pytest.Pytester, project: ReviewRepo, model: FakeServer,
 ) -> None:
@@ -264,6 +294,7 @@ def test_explicit_mention_mode_without_a_comment_event_fails_clearly(
     ("mail me@secreview.dev", False),
     ("no mention", False),
     ("`@secreview`?", True),
+    ("> @\u200bsecreview asked: why?", False),  # our own reply quoting a question
 ])
 def test_mentions(body: str, expected: bool) -> None:
     assert mentions(body, "secreview") is expected
