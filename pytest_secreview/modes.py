@@ -64,6 +64,9 @@ class CommentEvent:
     #: The review thread's first comment (replies go to the thread, not to a reply).
     thread_id: int | None = None
     path: str | None = None
+    #: The pull request's title and description as the event carries them (untrusted).
+    pr_title: str = ""
+    pr_body: str = ""
 
     @property
     def in_review_thread(self) -> bool:
@@ -106,12 +109,12 @@ def comment_event(env: Mapping[str, str]) -> CommentEvent | None:
         return None  # an edit or a deletion asks nothing new
     comment = _dict(event.get("comment"))
     if name == "issue_comment":
-        issue = _dict(event.get("issue"))
-        if not issue.get("pull_request"):
+        pull = _dict(event.get("issue"))  # a pull request is an issue with ``pull_request``
+        if not pull.get("pull_request"):
             return None  # a comment on a plain issue: there is no pull request to discuss
-        number = _int(issue.get("number"))
     else:
-        number = _int(_dict(event.get("pull_request")).get("number"))
+        pull = _dict(event.get("pull_request"))
+    number = _int(pull.get("number"))
     comment_id = _int(comment.get("id"))
     user = _dict(comment.get("user"))
     body, login = comment.get("body"), user.get("login")
@@ -126,6 +129,7 @@ def comment_event(env: Mapping[str, str]) -> CommentEvent | None:
         repository=repository if isinstance(repository, str) else None,
         thread_id=_int(comment.get("in_reply_to_id")),
         path=path if isinstance(path, str) else None,
+        pr_title=str(pull.get("title") or ""), pr_body=str(pull.get("body") or ""),
     )
 
 

@@ -80,7 +80,8 @@ def github(token: str) -> Iterator[FakeGitHub]:
 
 def issue_comment(body: str, login: str, number: int = 7, **extra: Any) -> dict[str, Any]:
     return {"action": "created",
-            "issue": {"number": number, "pull_request": {"url": "https://x/pulls/7"}},
+            "issue": {"number": number, "pull_request": {"url": "https://x/pulls/7"},
+                      "title": "Add the view", "body": "It renders the request."},
             "comment": {"id": 4242, "body": body, "user": {"login": login, "type": "User"},
                         **extra},
             "repository": {"full_name": "octo/repo"}}
@@ -125,6 +126,7 @@ def test_an_allowed_author_gets_an_answer_with_usage(
     # The question reached the model as untrusted data, and the tool saw the real file.
     task = model.requests[0].json["messages"][1]["content"]
     assert "is request.GET validated anywhere?" in task and "<<<UNTRUSTED" in task
+    assert "Add the view\n\nIt renders the request." in task
     assert "return run(request.GET)" in model.requests[1].raw.decode()
     record = json.loads((pytester.path / "secreview-artifacts" / "mention.json").read_text())
     assert record["answered"] and record["outcome"] == "passed"

@@ -31,18 +31,21 @@ class Answer:
     sent: dict[str, Any] | None = None
 
 
-def answer_question(reviewer: ModelReviewer, question: Question, number: int) -> Answer:
-    """Run the loop; raises :class:`EvaluationError` (with ``usage_record``) when the model
+def answer_question(reviewer: ModelReviewer, question: Question, number: int,
+                    title: str = "", body: str = "") -> Answer:
+    """Run the loop with the pull request's ``title`` and ``body`` (the review's own when
+    empty) as context; raises :class:`EvaluationError` (with ``usage_record``) when the model
     gives no answer (outage, budget, caps, no call within the turn limit)."""
     usage = ReviewUsage(prices=reviewer.prices,
                         on_cost=reviewer.budget.add if reviewer.budget is not None else None)
     diff = reviewer.diff
     pr = reviewer.pull_request
+    title, body = title or pr.title, body or pr.body
     # The same tools a review gets, from code: nothing in the question chooses them. No
     # GitHub tool: its token has no business in a run steered by a comment.
     registry = build_registry(reviewer.repo, base_sha=diff.base_sha, head_sha=diff.head_sha,
                               tree=reviewer.tree)
-    pr_text = "\n\n".join(part for part in (cap(pr.title, 300), cap(pr.body)) if part)
+    pr_text = "\n\n".join(part for part in (cap(title, 300), cap(body)) if part)
     stat = diff_stat(diff)
     boundary = new_boundary(question.text, pr_text, stat, question.path or "")
     answers: list[str] = []

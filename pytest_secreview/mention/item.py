@@ -119,7 +119,8 @@ class MentionItem(pytest.Item):
         question = Question.from_comment(event.body, event.author, event.path)
         self.record["question"] = question.text
         try:
-            answer = answer_question(reviewer, question, event.pr_number)
+            answer = answer_question(reviewer, question, event.pr_number, event.pr_title,
+                                     event.pr_body)
         except EvaluationError as exc:
             self.record["usage"] = exc.usage_record or {}
             self.record["error"] = str(exc)
