@@ -360,3 +360,66 @@ def test_readme_mention_workflow_passes_the_linter_and_triggers_on_mentions(
     assert "'@secreview'" in job["if"] and "pull_request" in job["if"]
     assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
     assert all("${{" not in step.get("run", "") for step in job["steps"])
+
+
+@pytest.mark.parametrize(("login", "kind", "allowed", "reason"), [
+    ("owner", "User", True, "owner has admin access"),
+    ("maintainer", "User", True, "maintainer has write access"),
+    ("visitor", "User", False, "visitor has read access to octo/repo, not write"),
+    ("stranger", "User", False, "stranger is not a collaborator of octo/repo"),
+    ("helper[bot]", "Bot", False, "helper[bot] is a bot account"),
+    ("maintainer", "Bot", False, "is a bot account"),
+])
+def test_access_decisions(github: FakeGitHub, token: str, login: str, kind: str,
+                          allowed: bool, reason: str) -> None:
+    from pytest_secreview.mention.access import check_access
+    from tests.fake_github import make_client
+
+    github.permissions["owner"] = "admin"
+    decision = check_access(make_client(github.api_url, token), "octo/repo", login, kind)
+    assert decision.allowed is allowed and reason in decision.reason
+
+
+def test_access_fails_closed_when_github_breaks(github: FakeGitHub, token: str) -> None:
+    from pytest_secreview.mention.access import check_access
+    from tests.fake_github import make_client
+
+    github.fault("5xx", status=502, times=9, path_contains="/collaborators/")
+    decision = check_access(make_client(github.api_url, token), "octo/repo", "maintainer")
+    assert not decision.allowed and "could not check" in decision.reason
+    assert token not in decision.reason
+    assert not check_access(make_client(github.api_url, None), "octo/repo", "maintainer").allowed
+
+
+def test_a_model_outage_is_an_error_with_usage_and_no_reply(
+    pytester: pytest.Pytester, tmp_path: Path, project: ReviewRepo, github: FakeGitHub,
+    token: str, model: FakeServer,
+) -> None:
+    refusal = Reply(400, {"error": {"message": "model gpt-4.1 does not exist"}})
+    model.queue(refusal, refusal)
+    event = issue_comment("@secreview why?", "maintainer")
+    result = run(pytester, tmp_path, github, token, model, event)
+    result.assert_outcomes(errors=1)
+    assert "the question could not be answered" in result.stdout.str()
+    assert github.calls("POST") == []
+    record = json.loads((pytester.path / "secreview-artifacts" / "mention.json").read_text())
+    assert record["outcome"] == "error" and "does not exist" in record["error"]
+    assert record["usage"]["model_calls"] >= 1
+    model.queue(refusal, refusal)
+    skipped = run(pytester, tmp_path, github, token, model, event, "--secreview-on-error=skip")
+    skipped.assert_outcomes(skipped=1)
+
+
+def test_dry_run_writes_the_reply_instead_of_posting_it(
+    pytester: pytest.Pytester, tmp_path: Path, project: ReviewRepo, github: FakeGitHub,
+    token: str, model: FakeServer,
+) -> None:
+    model.queue(answer("Dry."))
+    result = run(pytester, tmp_path, github, token, model,
+                 issue_comment("@secreview why?", "maintainer"), "--secreview-dry-run")
+    result.assert_outcomes(passed=1)
+    assert github.calls("POST") == [] and github.calls("GET", "/collaborators/")
+    (written,) = (pytester.path / "secreview-artifacts" / "github-requests").glob("*.json")
+    request = json.loads(written.read_text())
+    assert request["method"] == "POST" and "Dry." in request["json"]["body"]
+    assert "answer written (dry run)" in result.stdout.str()
