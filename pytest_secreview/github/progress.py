@@ -17,9 +17,9 @@ Usage on the controller::
 Updates are throttled to one per ``min_interval`` seconds, and safe from several threads
 (the controller's activity poller, the single process's tool calls, item reports): one writes
 at a time, and a caller that passes ``wait=False`` skips its tick rather than queue behind a
-write in flight. Nothing here raises: failures are
-collected in :attr:`ProgressComment.warnings`, and a read-only token (a fork's PR) or repeated
-failures switch the comment off for the rest of the run.
+write in flight. Nothing here raises: failures are collected in
+:attr:`ProgressComment.warnings`, and a read-only token (a fork's PR) or repeated failures
+switch the comment off for the rest of the run.
 """
 
 from __future__ import annotations
