@@ -13,13 +13,29 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from ..audit.statement import cap
 from ..evaluation.agent import final_tool
 from ..evaluation.prompt import render
+from ..evaluation.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
+from ..tools.schema import tool_schema
 
 #: Characters of the model's answer kept (GitHub allows 65,536 per comment).
 ANSWER_LIMIT = 12_000
+
+class AnswerArgs(BaseModel):
+    """The arguments of ``answer_question``."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    answer: str = Field(
+        min_length=1,
+        description="The answer for the person who asked: concise, specific, citing "
+        "path:line where it helps.",
+    )
+
 
 ANSWER_QUESTION = ToolSpec(
     name="answer_question",
@@ -27,18 +43,7 @@ ANSWER_QUESTION = ToolSpec(
         "End your work: give the answer to the question, in plain prose (fenced code blocks "
         "allowed). Call exactly once, after investigating."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "answer": {
-                "type": "string",
-                "description": "The answer for the person who asked: concise, specific, "
-                "citing path:line where it helps.",
-            },
-        },
-        "required": ["answer"],
-        "additionalProperties": False,
-    },
+    parameters=tool_schema(AnswerArgs),
 )
 ANSWER_TOOL = final_tool(ANSWER_QUESTION, '{"answer": "..."}')
 
@@ -96,12 +101,11 @@ class Question:
 
 def validate_answer(args: dict[str, Any]) -> str:
     """The answer text, or ``ValueError`` (sent back to the model) when it is not one."""
-    answer = args.get("answer")
-    if set(args) - {"answer"}:
-        raise ValueError("answer_question takes one argument, 'answer'")
-    if not isinstance(answer, str) or not answer.strip():
-        raise ValueError("'answer' must be a non-empty string")
-    return answer.strip()[:ANSWER_LIMIT]
+    try:
+        parsed = AnswerArgs.model_validate(args)
+    except ValidationError as exc:
+        raise invalid_arguments("answer_question", exc) from None
+    return parsed.answer[:ANSWER_LIMIT]
 
 
 def task_text(question: Question, *, number: int, base: str, head: str, files: int,
