@@ -274,6 +274,16 @@ def test_a_pull_request_cannot_turn_its_review_into_a_mention_run(
     assert "findings: 1 MEDIUM" in out and "changes secreview_mode" in out
 
 
+def test_collect_only_shows_the_one_item_and_answers_nothing(
+    pytester: pytest.Pytester, tmp_path: Path, project: ReviewRepo, github: FakeGitHub,
+    token: str, model: FakeServer,
+) -> None:
+    result = run(pytester, tmp_path, github, token, model,
+                 issue_comment("@secreview why?", "maintainer"), "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["secreview::mention", "*not answered (--collect-only)*"])
+    assert github.requests == [] and model.requests == []
+
+
 def test_explicit_mention_mode_without_a_comment_event_fails_clearly(
     pytester: pytest.Pytester, project: ReviewRepo, model: FakeServer,
 ) -> None:

@@ -59,6 +59,9 @@ class MentionSession:
     def write_summary(self, tr: TerminalReporter) -> None:
         """The ``secreview`` section: who asked, whether it was answered, usage, where."""
         tr.section("secreview", sep="=", bold=True)
+        if tr.config.option.collectonly:
+            tr.line("mention mode: the question is not answered (--collect-only)", yellow=True)
+            return
         record = self.record or {}
         event = record.get("event") or {}
         if event:
