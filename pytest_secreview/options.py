@@ -88,6 +88,12 @@ def _semgrep_config(value: str) -> Path:
     return path.resolve()
 
 
+def _handle(value: str) -> str:
+    from .modes import parse_handle
+
+    return parse_handle(value)
+
+
 def _flag(value: str) -> bool:
     lowered = value.strip().lower()
     if lowered in {"1", "true", "yes", "on"}:
@@ -183,6 +189,12 @@ SPECS: tuple[OptionSpec, ...] = (
                "rule matched) or model (the model also reads the PR's file list and may add "
                "rules on files, never drop one)", parse=_choice("rules", "model"),
                default="rules", metavar="{rules,model}"),
+    OptionSpec("mode", "what the run does: review (default), fix (also propose a patch for "
+               "each confirmed finding, written to the artifacts, never pushed) or mention "
+               "(answer an @secreview question on the pull request; chosen by itself on a "
+               "comment event that mentions the handle)",
+               parse=_choice("review", "fix", "mention"), default=None,
+               metavar="{review,fix,mention}", gate=True),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
                metavar="MODEL", gate=True),
     OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
@@ -236,6 +248,12 @@ SPECS: tuple[OptionSpec, ...] = (
                metavar="{off,summary,inline,all}"),
     OptionSpec("progress", "post a 'reviewing N of M' comment that becomes the summary",
                parse=_flag, flag=True),
+    OptionSpec("progress-interval", "least seconds between two edits of the progress "
+               "comment; it is edited as items finish and as the model's tool calls complete "
+               "(default 5)", parse=_non_negative_float, default=5.0, metavar="SECONDS"),
+    OptionSpec("mention-handle", "the handle a comment mentions to ask a question in mention "
+               "mode, without the @ (default: secreview)", parse=_handle, default="secreview",
+               metavar="NAME", gate=True),
     OptionSpec("dry-run", "write the GitHub requests that would be sent to the artifacts "
                "directory instead of sending them", parse=_flag, flag=True),
     # Phases (seed 004): run the review one phase at a time, with artifacts in between.
@@ -295,6 +313,7 @@ class Settings:
     consensus: str = "any"
     fallback_model: str | None = None
     triage: str = "rules"
+    mode: str | None = None  # None: chosen by the event (see :mod:`.modes`)
     max_turns: int = 10
     max_output_tokens: int = 4096
     max_tool_calls: int = 40
@@ -317,6 +336,8 @@ class Settings:
     sarif: Path | None = None
     comment: str | None = None
     progress: bool = False
+    progress_interval: float = 5.0
+    mention_handle: str = "secreview"
     dry_run: bool = False
     stop_after: str | None = None
     from_phase: str | None = None

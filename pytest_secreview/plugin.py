@@ -29,6 +29,11 @@ _OUTPUT_LINES = pytest.StashKey[list[str]]()
 _SESSION_DIR = pytest.StashKey[Path]()
 _PREFETCH = pytest.StashKey[Any]()
 _COLLECTED = pytest.StashKey[int]()
+_MODE = pytest.StashKey[str]()
+
+
+def _mention(config: pytest.Config) -> bool:
+    return config.stash.get(_MODE, "") == "mention"
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -94,6 +99,10 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if _enabled(config):
+        from .activity import uninstall
+
+        uninstall()  # this process's tool calls are no longer recorded
     if _enabled(config) and not hasattr(config, "workerinput"):
         from .shared import remove_session_dir
 
@@ -112,13 +121,32 @@ def pytest_sessionstart(session: pytest.Session) -> None:
                               config.stash[_PREFETCH])
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
+        from .modes import resolve_mode
+
+        # From the trusted settings: the pull request's own ini cannot choose the mode.
+        config.stash[_MODE] = resolve_mode(review.settings.mode, review.settings.mention_handle,
+                                           os.environ)
         controller = not hasattr(config, "workerinput")
+        if _mention(config):
+            if controller:
+                from .mention.session import PLUGIN_NAME, MentionSession
+
+                artifacts = config.invocation_params.dir / review.settings.artifacts
+                config.pluginmanager.register(MentionSession(artifacts), PLUGIN_NAME)
+            return  # a question is answered: no triage, no progress comment
         phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
         if (review.settings.triage == "model" and controller and not config.option.collectonly
                 and (phases is None or phases.runs_model_triage)):
             review.run_model_triage()  # before any worker collects: they read its result
+        evaluates = phases is None or phases.runs("evaluate")
+        if review.settings.progress and not config.option.collectonly and evaluates:
+            from . import activity
+
+            # Every process records its tool calls; the controller's comment counts them.
+            activity_dir = config.stash[_SESSION_DIR] / "activity"
+            activity.install(activity_dir)
         if (review.settings.progress and controller and not config.option.collectonly
-                and (phases is None or phases.runs("evaluate"))):
+                and evaluates):
             from .github.live import ProgressPlugin
             from .github.progress import ProgressComment
             from .reporting.outputs import github_client, pull_request
@@ -126,8 +154,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             pr = pull_request(review, os.environ)
             client = github_client(review.settings, config.invocation_params.dir, pr)
             if client is not None:
-                comment = ProgressComment(client, pr, total=0)
-                config.pluginmanager.register(ProgressPlugin(comment), "secreview-progress")
+                comment = ProgressComment(client, pr, total=0,
+                                          min_interval=review.settings.progress_interval)
+                config.pluginmanager.register(ProgressPlugin(comment, activity_dir),
+                                              "secreview-progress")
 
 
 def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
@@ -149,6 +179,11 @@ def pytest_collection_modifyitems(
         from .state import REVIEW_KEY
 
         review = config.stash[REVIEW_KEY]
+        if _mention(config):
+            from .mention.item import mention_item
+
+            items.append(mention_item(session))  # the session's only item
+            return
         review.prepared.index(review.rules)
         for source, parsed in review.parsed_rules:
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
@@ -198,7 +233,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from .reporting.outputs import deliver
 
         phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
-        if review is not None and phases is not None:
+        mention = config.pluginmanager.get_plugin("secreview-mention")
+        if mention is not None:
+            mention.finish()  # mention.json only: no review report, no summary comment
+        elif review is not None and phases is not None:
             config.stash[_OUTPUT_LINES] = phases.deliver(session, review, config.stash[_SUMMARY])
         elif review is not None:
             _report, lines = deliver(review, config.stash[_SUMMARY])
@@ -226,7 +264,10 @@ def pytest_terminal_summary(terminalreporter: TerminalReporter, config: pytest.C
         from .state import REVIEW_KEY
 
         review = config.stash.get(REVIEW_KEY, None)
-        if review is not None:
+        mention = config.pluginmanager.get_plugin("secreview-mention")
+        if mention is not None:
+            mention.write_summary(terminalreporter)
+        elif review is not None:
             write_summary(terminalreporter, review, config.stash[_SUMMARY],
                           config.stash.get(_OUTPUT_LINES, []), config.stash.get(_COLLECTED, 0))
 

@@ -5,6 +5,9 @@ It serves the endpoints pytest-secreview uses, with GitHub's documented shapes:
 - ``GET/POST /repos/{o}/{r}/issues/{n}/comments`` and ``PATCH /repos/{o}/{r}/issues/comments/{id}``
 - ``POST /repos/{o}/{r}/pulls/{n}/reviews`` (stores each comment as a review comment)
 - ``GET /repos/{o}/{r}/pulls/{n}/comments`` and ``GET /repos/{o}/{r}/pulls/{n}/files``
+- ``POST /repos/{o}/{r}/pulls/{n}/comments/{id}/replies`` (a reply in a review thread) and
+  ``GET /repos/{o}/{r}/collaborators/{login}/permission`` (from ``permissions``; 404 for a
+  login that is not a collaborator)
 
 Lists are paginated like GitHub (``per_page`` default 30, at most 100, ``page``) with ``Link``
 headers (``next``, ``last``, ``first``, ``prev``). Every request must carry
@@ -117,6 +120,8 @@ class FakeGitHub:
     reviews: list[dict[str, Any]] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
+    #: login -> permission (admin, write, read, none) for the collaborator permission endpoint
+    permissions: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -230,6 +235,14 @@ class FakeGitHub:
     def _route(self, method: str, path: str, query: dict[str, str], headers: dict[str, str],
                raw: bytes) -> Answer:
         repo = re.escape(self.repository)
+        permission = re.fullmatch(rf"/repos/{repo}/collaborators/([^/]+)/permission", path)
+        if permission and method == "GET":
+            return self._permission(permission.group(1))
+        reply = re.fullmatch(rf"/repos/{repo}/pulls/(\d+)/comments/(\d+)/replies", path)
+        if reply and method == "POST":
+            if self.read_only:
+                raise _Reply(403, {"message": "Resource not accessible by integration"})
+            return self._create_reply(int(reply.group(1)), int(reply.group(2)), raw)
         routes = [
             ("GET", rf"/repos/{repo}/issues/(\d+)/comments", self._list_issue_comments),
             ("POST", rf"/repos/{repo}/issues/(\d+)/comments", self._create_issue_comment),
@@ -382,6 +395,34 @@ class FakeGitHub:
             if number not in lines or (path, number) in self.reject_lines:
                 raise _unprocessable("Line could not be resolved")
         return dict(comment)
+
+    def _permission(self, login: str) -> Answer:
+        level = self.permissions.get(login)
+        if level is None:
+            raise _Reply(404, {"message": f"{login} is not a user",
+                               "documentation_url": "https://docs.github.com/rest"})
+        role = {"admin": "admin", "write": "write", "read": "read"}.get(level, level)
+        return 200, {"permission": level, "role_name": role,
+                     "user": {"login": login, "type": "User"}}, {}
+
+    def _create_reply(self, number: int, comment_id: int, raw: bytes) -> Answer:
+        self._pr(number)
+        data = self._body(raw, {"body"}, {"body"})
+        with self._lock:
+            parent = next((c for c in self.review_comments if c["id"] == comment_id), None)
+        if parent is None:
+            raise _Reply(404, {"message": "Not Found"})
+        if parent.get("in_reply_to_id"):
+            raise _unprocessable("Replies to replies are not supported.")
+        comment = {"id": self.new_id(), "body": self._text(data["body"], "body"),
+                   "in_reply_to_id": comment_id, "path": parent.get("path"),
+                   "line": parent.get("line"), "user": {"login": "github-actions[bot]",
+                                                        "type": "Bot"},
+                   "html_url": f"https://github.com/{self.repository}/pull/{number}"
+                               f"#discussion_r{self._next_id}"}
+        with self._lock:
+            self.review_comments.append(comment)
+        return 201, comment, {}
 
     def _list_review_comments(self, number: int, query: dict[str, str],
                               headers: dict[str, str], _raw: bytes) -> Answer:

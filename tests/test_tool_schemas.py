@@ -2,7 +2,8 @@
 
 For each repository tool (the registry, ``fetch_pr_files`` both ways, the MCP review tools) and
 each final tool (``report_findings``, ``report_verdict``, ``triage_findings``,
-``choose_rules``): the declared ``parameters`` are exactly :func:`tool_schema` of the validator;
+``choose_rules``, ``answer_question``): the declared ``parameters`` are exactly
+:func:`tool_schema` of the validator;
 arguments built from the declared schema alone validate (the required fields, and every
 declared field); leaving out any required field is refused; a closed model refuses an
 undeclared argument; and the schema is in the plain dialect every provider accepts.
@@ -22,6 +23,7 @@ from pytest_secreview.diff.model import Diff
 from pytest_secreview.evaluation.report_tool import REPORT_FINDINGS, FindingsReport
 from pytest_secreview.llm.gemini_schema import to_gemini_schema
 from pytest_secreview.mcp.review_tools import ReviewScope, ReviewTools
+from pytest_secreview.mention.question import ANSWER_QUESTION, AnswerArgs
 from pytest_secreview.tools import GitHubPRContext, build_registry
 from pytest_secreview.tools.gate import Gate
 from pytest_secreview.tools.git_tools import GitTools
@@ -41,6 +43,7 @@ FINAL_TOOLS: list[tuple[str, Mapping[str, Any], type[BaseModel]]] = [
     (REPORT_VERDICT.name, REPORT_VERDICT.parameters, VerdictReport),
     (TRIAGE_FINDINGS.name, TRIAGE_FINDINGS.parameters, _Verdicts),
     (CHOOSE_RULES.name, CHOOSE_RULES.parameters, _Choice),
+    (ANSWER_QUESTION.name, ANSWER_QUESTION.parameters, AnswerArgs),
 ]
 
 

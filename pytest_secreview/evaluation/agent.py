@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..activity import tool_call_finished
 from ..errors import EvaluationError
 from ..llm.base import ChatModel
 from ..llm.errors import (
@@ -337,6 +338,7 @@ class _Run:
                     cap=self.request.max_tool_calls, final=self.request.final.spec.name),
                     is_error=True)
             result = self.request.registry.call(call.name, call.args)
+            tool_call_finished()  # the progress comment follows the calls (seed 002)
             content = (
                 f"<<<UNTRUSTED {self.request.boundary}\n{result.text}\n"
                 f"UNTRUSTED {self.request.boundary}>>>"

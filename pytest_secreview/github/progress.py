@@ -9,18 +9,22 @@ Usage on the controller::
 
     progress = ProgressComment(client, pr, total=len(items))
     progress.start()
-    ...                      # as each item finishes
-    progress.update(done)
+    ...                      # as each item finishes, and as tool calls complete
+    progress.update(done, tool_calls=n)
     ...
     result = publish(report, pr, mode="all", client=client)
 
-Updates are throttled to one per ``min_interval`` seconds. Nothing here raises: failures are
-collected in :attr:`ProgressComment.warnings`, and a read-only token (a fork's PR) or repeated
-failures switch the comment off for the rest of the run.
+Updates are throttled to one per ``min_interval`` seconds, and safe from several threads
+(the controller's activity poller, the single process's tool calls, item reports): one writes
+at a time, and a caller that passes ``wait=False`` skips its tick rather than queue behind a
+write in flight. Nothing here raises: failures are collected in
+:attr:`ProgressComment.warnings`, and a read-only token (a fork's PR) or repeated failures
+switch the comment off for the rest of the run.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -63,6 +67,8 @@ class ProgressComment:
         self.enabled = bool(pr.repository and pr.number and (client.has_token or client.dry_run))
         self.comment_id: int | None = None
         self.warnings: list[str] = []
+        self.tool_calls = 0
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return (f"ProgressComment({self._pr.repository}#{self._pr.number}, "
@@ -72,9 +78,24 @@ class ProgressComment:
         """Show "reviewing 0 of M" now; see :meth:`update`."""
         return self.update(0, force=True)
 
-    def update(self, done: int, *, force: bool = False) -> bool:
-        """Show ``done`` of ``total`` if ``min_interval`` has passed since the last write
-        (always on the first call or with ``force``). Returns True when a write was made."""
+    def update(self, done: int, *, tool_calls: int | None = None, force: bool = False,
+               wait: bool = True) -> bool:
+        """Show ``done`` of ``total`` (and ``tool_calls`` completed so far, when given) if
+        ``min_interval`` has passed since the last write (always on the first call or with
+        ``force``). With ``wait=False`` a write already in flight makes this call return at
+        once. Returns True when a write was made."""
+        if not self.enabled:
+            return False
+        if not self._lock.acquire(blocking=wait):
+            return False
+        try:
+            if tool_calls is not None:
+                self.tool_calls = max(self.tool_calls, tool_calls)
+            return self._update(done, force)
+        finally:
+            self._lock.release()
+
+    def _update(self, done: int, force: bool) -> bool:
         if not self.enabled:
             return False
         now = self._clock()
@@ -102,8 +123,9 @@ class ProgressComment:
 
     def _body(self, done: int) -> str:
         done = min(max(0, done), self.total)
+        tools = f", {self.tool_calls} tool call(s) so far" if self.tool_calls else ""
         text = (f"{SUMMARY_MARKER}\n⏳ **pytest-secreview** is reviewing this pull request: "
-                f"{done} of {self.total} items done.\n\n"
+                f"{done} of {self.total} items done{tools}.\n\n"
                 "_This comment will be replaced by the summary when the review ends._\n")
         if self._state:
             text += f"\n{self._state}\n"

@@ -1,0 +1,174 @@
+"""The ``secreview::mention`` item: the whole of a mention-mode session.
+
+Setup reads the comment event, checks that its author may ask (write access, through the
+GitHub API) and asks the model; the call phase posts the answer. Its outcome says whether the
+question was answered:
+
+- **passed**: the answer was posted (or had been, by an earlier run of the same event);
+- **skipped**: the author may not ask (no answer, one log line naming why);
+- **failed**: the answer could not be posted, or the run cannot answer at all (no comment
+  event, no model, no GitHub token): the message says what to set;
+- **error**: the model gave no answer (outage, budget, caps), as for any review item;
+  ``--secreview-on-error=skip`` makes it a skip.
+
+The record (question, decision, answer, usage, where it was posted) travels on the report as
+the ``secreview_mention`` user property; the controller writes it to ``mention.json`` in the
+artifacts directory (:mod:`.session`). Unlike the review's summary comment, the reply is
+posted by the item itself (on an xdist worker when ``-n`` is given): there is exactly one
+such item, so nothing is posted twice, and the hidden marker stops a re-run from answering
+again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from _pytest._code.code import ExceptionInfo, TerminalRepr
+
+from ..errors import EvaluationError
+from ..github.client import GitHubError
+from ..logs import get_logger
+from ..modes import CommentEvent, comment_event
+from ..severity import one_line
+
+if TYPE_CHECKING:
+    from ..github.client import GitHubClient
+    from ..state import ReviewState
+
+log = get_logger("pytest_secreview.mention")
+NODEID = "secreview::mention"
+#: The user property carrying the session's mention record (JSON).
+PROPERTY = "secreview_mention"
+
+
+class MentionFailure(Exception):
+    """The question could not be answered for a reason the job can fix."""
+
+
+class MentionItem(pytest.Item):
+    """Answer the question of the comment that started this run."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_marker(pytest.mark.secreview)
+        self.record: dict[str, Any] = {"event": None, "answered": False}
+        self.problem: str | None = None  # a failure, raised in runtest
+        self.refused: str | None = None  # a skip, raised in runtest
+        self.event: CommentEvent | None = None
+        self.client: GitHubClient | None = None
+        self.repository = ""
+        self.body: str | None = None
+
+    @property
+    def review(self) -> ReviewState:
+        from ..state import REVIEW_KEY
+
+        return self.config.stash[REVIEW_KEY]
+
+    def setup(self) -> None:
+        try:
+            self._prepare()
+        finally:
+            self._attach()
+
+    def _prepare(self) -> None:
+        from ..evaluation.review import ModelReviewer
+        from ..github.context import pull_request_from_env
+        from ..reporting.outputs import github_client
+        from .access import check_access
+        from .answer import answer_question
+        from .question import Question
+        from .reply import reply_body
+
+        review, env = self.review, os.environ
+        settings = review.settings
+        event = self.event = comment_event(env)
+        if event is None:
+            self.problem = ("mention mode needs a newly created issue_comment (on a pull "
+                            "request) or pull_request_review_comment event in "
+                            "GITHUB_EVENT_NAME and GITHUB_EVENT_PATH; run it from such a "
+                            "workflow, or use --secreview-mode=review")
+            return
+        self.record["event"] = {"name": event.event_name, "comment_id": event.comment_id,
+                                "author": event.author, "pull_request": event.pr_number}
+        self.repository = settings.repo or env.get("GITHUB_REPOSITORY") or event.repository or ""
+        pr = pull_request_from_env(env, number=settings.pr or event.pr_number,
+                                   repository=self.repository or None)
+        self.client = github_client(settings, self.config.invocation_params.dir, pr)
+        if self.client is None or not self.repository:
+            self.problem = ("mention mode needs a GitHub token (SECREVIEW_GITHUB_TOKEN or "
+                            "GITHUB_TOKEN), the repository (GITHUB_REPOSITORY or "
+                            "--secreview-repo) and a valid GITHUB_API_URL to check the "
+                            "author's permission and to answer")
+            return
+        access = check_access(self.client, self.repository, event.author, event.author_type)
+        self.record["access"] = {"allowed": access.allowed, "reason": access.reason}
+        if not access.allowed:
+            self.refused = f"question not answered: {access.reason}"
+            log.warning("mention: %s (comment %s)", self.refused, event.comment_id)
+            return
+        reviewer = getattr(review.agent, "primary", review.agent)  # several models: the first
+        if not isinstance(reviewer, ModelReviewer):
+            self.problem = ("mention mode needs a model to answer with; set "
+                            "--secreview-model (or SECREVIEW_MODEL)")
+            return
+        question = Question.from_comment(event.body, event.author, event.path)
+        self.record["question"] = question.text
+        try:
+            answer = answer_question(reviewer, question, event.pr_number, event.pr_title,
+                                     event.pr_body)
+        except EvaluationError as exc:
+            self.record["usage"] = exc.usage_record or {}
+            self.record["error"] = str(exc)
+            if settings.on_error == "skip":
+                self.refused = f"not answered (--secreview-on-error=skip): {exc}"
+                return
+            raise
+        self.record.update(answer=answer.text, usage=answer.usage,
+                           transcript=list(answer.transcript), sent=answer.sent)
+        self.body = reply_body(event, answer.text, answer.usage)
+
+    def _attach(self) -> None:
+        self.user_properties.append((PROPERTY, json.dumps(self.record, sort_keys=True)))
+
+    def runtest(self) -> None:
+        if self.problem is not None:
+            raise MentionFailure(self.problem)
+        if self.refused is not None:
+            raise pytest.skip.Exception(one_line(self.refused), _use_item_location=True)
+        from .reply import post_reply
+
+        assert self.event is not None and self.client is not None and self.body is not None
+        try:
+            posted = post_reply(self.client, self.event, self.repository, self.body)
+        except GitHubError as exc:
+            raise MentionFailure(f"the answer could not be posted: {exc}") from None
+        self.record.update(answered=True, posted=posted.action, url=posted.url)
+        self.user_properties[:] = [p for p in self.user_properties if p[0] != PROPERTY]
+        self._attach()
+
+    def repr_failure(
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, MentionFailure):
+            return f"mention not answered: {one_line(str(excinfo.value))}"
+        return super().repr_failure(excinfo)
+
+    def _repr_failure_py(  # type: ignore[override]
+        self, excinfo: ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, EvaluationError):
+            return f"the question could not be answered: {one_line(str(excinfo.value))}"
+        return super()._repr_failure_py(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path("secreview"), 0, "answer the question on the pull request"
+
+
+def mention_item(session: pytest.Session) -> MentionItem:
+    """The session's only item in mention mode."""
+    return MentionItem.from_parent(session, name="mention", nodeid=NODEID)
