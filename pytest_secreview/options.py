@@ -182,6 +182,12 @@ SPECS: tuple[OptionSpec, ...] = (
                "rule matched) or model (the model also reads the PR's file list and may add "
                "rules on files, never drop one)", parse=_choice("rules", "model"),
                default="rules", metavar="{rules,model}"),
+    OptionSpec("mode", "what the run does: review (default), fix (also propose a patch for "
+               "each confirmed finding, written to the artifacts, never pushed) or mention "
+               "(answer an @secreview question on the pull request; chosen by itself on a "
+               "comment event that mentions the handle)",
+               parse=_choice("review", "fix", "mention"), default=None,
+               metavar="{review,fix,mention}", gate=True),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
                metavar="MODEL", gate=True),
     OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
@@ -281,6 +287,8 @@ class Settings:
     consensus: str = "any"
     fallback_model: str | None = None
     triage: str = "rules"
+    #: ``--secreview-mode``: review, fix or mention; None when not given (a review).
+    mode: str | None = None
     max_turns: int = 10
     max_output_tokens: int = 4096
     max_tool_calls: int = 40

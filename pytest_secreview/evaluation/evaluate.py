@@ -38,6 +38,8 @@ class Evaluation:
     sent: dict[str, Any] = field(default_factory=dict)  # prompts and tools sent to the model
     #: Several models: what each one reported (see :mod:`.consensus`); empty with one model.
     assessments: tuple[dict[str, Any], ...] = ()
+    #: Fix mode: one JSON-safe :class:`~pytest_secreview.fix.result.FixResult` per finding.
+    fixes: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

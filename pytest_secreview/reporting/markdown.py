@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..fix.outputs import fixes_block
 from ..severity import Severity, worst_first
 from .disagreement import disagreements
 from .intent_markdown import intent_block
@@ -218,6 +219,7 @@ def to_markdown(
         "notes": _notes_block(report),
         "intent": intent_block(report),
         "models": _models_block(report),
+        "fixes": fixes_block(report),
     }
     version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
     footer = f"<sub>pytest-secreview {version}</sub>"
@@ -227,7 +229,8 @@ def to_markdown(
         if note:
             blocks.append(note)
         blocks += _findings_section(entries, threshold)
-        blocks += [tail[name] or "" for name in ("intent", "models", "resolved", "not reviewed")
+        blocks += [tail[name] or "" for name in ("intent", "models", "fixes", "resolved",
+                                                 "not reviewed")
                    if tail[name] and name not in dropped]
         blocks.append(_usage_block(report))
         if tail["notes"] and "notes" not in dropped:

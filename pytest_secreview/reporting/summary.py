@@ -39,6 +39,7 @@ class ItemResult:
     duration: float = 0.0  # seconds over every phase
     risk_evidence: dict[str, Any] | None = None  # the intent audit's, apart from judgment
     assessments: list[dict[str, Any]] = field(default_factory=list)
+    fixes: list[dict[str, Any]] = field(default_factory=list)  # fix mode's patches
 
 
 @dataclass(eq=False)  # registered as a pluggy plugin, which must be hashable
@@ -76,6 +77,8 @@ class Summary:
             result.risk_evidence = json.loads(props["secreview_risk_evidence"])
         if "secreview_assessments" in props:  # the intent audit's, or several models'
             result.assessments = json.loads(props["secreview_assessments"])
+        if "secreview_fixes" in props:
+            result.fixes = json.loads(props["secreview_fixes"])
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)
