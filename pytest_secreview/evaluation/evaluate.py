@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EvaluationError
 from ..rules.matcher import DataflowTarget, Target
+from ..usage_counts import USAGE_COUNTS
 from .dataflow import record_verdicts, run_taint, with_flows
 from .deterministic import run_detect
 from .findings import Finding
@@ -64,8 +65,7 @@ AgentReview = Callable[[Target, tuple[Finding, ...]], AgentOutput]
 #: :mod:`pytest_secreview.triage.verify`); returns every finding and the usage of the check.
 Verifier = Callable[[Target, tuple[Finding, ...]], tuple[tuple[Finding, ...], dict[str, Any]]]
 
-_USAGE_SUMS = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cached_tokens",
-               "reasoning_tokens")
+_USAGE_SUMS = USAGE_COUNTS
 
 
 def evaluate(

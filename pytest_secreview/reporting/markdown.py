@@ -129,9 +129,10 @@ def _usage_block(report: Report) -> str:
     cache = f" · {reused:,} items from the evaluation cache (no model call)" if reused else ""
     return (
         "### Usage\n\n"
-        f"{u.model_calls:,} model calls · {u.tool_calls:,} tool calls · "
-        f"{u.input_tokens:,} input tokens ({u.cached_tokens:,} cached) · "
-        f"{u.output_tokens:,} output tokens ({u.reasoning_tokens:,} reasoning) · cost {cost}"
+        f"**Total cost {cost}** (estimated) · {u.model_calls:,} model calls · "
+        f"{u.tool_calls:,} tool calls · {u.input_tokens:,} input tokens "
+        f"({u.cached_tokens:,} cached, {u.cache_write_tokens:,} cache writes) · "
+        f"{u.output_tokens:,} output tokens ({u.reasoning_tokens:,} reasoning)"
         f"{cache}"
     )
 

@@ -15,6 +15,7 @@ import pytest
 
 from ..severity import Severity, worst_first
 from ..unreviewed import NOT_REVIEWED_PROPERTY
+from ..usage_counts import USAGE_COUNTS
 
 
 @dataclass
@@ -98,8 +99,7 @@ class Summary:
     def usage_totals(self) -> dict[str, Any]:
         """Model calls, tool calls, tokens and cost summed over every item; cost is None when
         any item's model had no known price (a partial sum would understate it)."""
-        keys = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cached_tokens",
-                "reasoning_tokens")
+        keys = USAGE_COUNTS
         totals: dict[str, Any] = dict.fromkeys(keys, 0)
         cost: float | None = 0.0
         for result in self.items.values():
