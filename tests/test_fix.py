@@ -97,10 +97,14 @@ def repo(review_repo: Build) -> ReviewRepo:
 
 
 def test_only_a_patch_that_applies_and_removes_the_finding_is_kept(
-    pytester: pytest.Pytester, repo: ReviewRepo, server: FakeServer
+    pytester: pytest.Pytester, repo: ReviewRepo, server: FakeServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    for name in ("GITHUB_TOKEN", "SECREVIEW_GITHUB_TOKEN", "GITHUB_EVENT_PATH"):
+        monkeypatch.delenv(name, raising=False)
     head = repo.git("rev-parse", "HEAD")
-    result = _review(pytester, server, "--secreview-mode", "fix")
+    result = _review(pytester, server, "--secreview-mode", "fix", "--secreview-comment=all",
+                     "--secreview-dry-run", "--secreview-pr=7", "--secreview-repo=o/r")
     result.assert_outcomes(failed=3)  # fix mode proposes; it never changes an outcome
     fixes = _fixes(pytester)
     good, stale, cosmetic = (fixes[p] for p in ("app/good.py", "app/stale.py",
@@ -140,6 +144,21 @@ def test_only_a_patch_that_applies_and_removes_the_finding_is_kept(
     assert finding["suggestion"] == "    return int(expr)"
     (other,) = [f for f in summary["findings"] if f["path"] == "app/cosmetic.py"]
     assert other["suggestion"] is None
+    # Three verifications and four fix runs (the stale patch was sent back once), all billed.
+    assert summary["usage"]["model_calls"] == 7
+    assert all(item["usage"]["fix"]["model_calls"] for item in summary["items"])
+
+    # The pull request gets the verified fix as a suggestion on the commented line, and the
+    # summary comment says what was kept and dropped.
+    requests = [json.loads(p.read_text()) for p in sorted(
+        (pytester.path / "secreview-artifacts/github-requests").glob("*.json"))]
+    inline = [c for r in requests if r["url"].endswith("/reviews")
+              for c in r["json"]["comments"]]
+    by_path = {c["path"]: c["body"] for c in inline}
+    assert "```suggestion\n    return int(expr)\n```" in by_path["app/good.py"]
+    assert "```suggestion" not in by_path["app/stale.py"]
+    (comment,) = [r["json"]["body"] for r in requests if r["url"].endswith("/comments")]
+    assert "### Proposed fixes" in comment and "Total cost" in comment
 
 
 def test_the_fix_run_has_the_read_only_tools_and_propose_patch(
