@@ -178,6 +178,9 @@ def start_review(
             build_reviewer(config, settings, repo, diff, session_dir, notes)
             if settings.model else None
         )
+        if settings.mode == "fix" and agent is None:
+            notes.append("--secreview-mode=fix proposes patches with a model, and none is "
+                         "configured: no patch was proposed; set --secreview-model")
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None

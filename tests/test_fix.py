@@ -191,3 +191,32 @@ def test_the_mode_option_refuses_an_unknown_value(pytester: pytest.Pytester,
     result = _review(pytester, server, "--secreview-mode", "autofix")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--secreview-mode*choose one of review, fix, mention*"])
+
+
+def test_fix_mode_without_a_model_says_no_patch_was_proposed(
+    pytester: pytest.Pytester, repo: ReviewRepo
+) -> None:
+    result = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                "--secreview-rules", "secreview/rules", "--secreview-mode=fix")
+    result.assert_outcomes(failed=3)
+    assert "no patch was proposed; set --secreview-model" in result.stdout.str()
+    assert _fixes(pytester) == {}
+
+
+def test_fixes_are_the_same_with_xdist_and_match_the_report_schema(
+    pytester: pytest.Pytester, repo: ReviewRepo, server: FakeServer
+) -> None:
+    import jsonschema
+
+    outputs = {}
+    for label, extra in (("serial", ()), ("parallel", ("-n", "2"))):
+        out = pytester.path / "out" / label
+        _review(pytester, server, "--secreview-mode=fix", f"--secreview-artifacts={out}",
+                *extra).assert_outcomes(failed=3)
+        summary = json.loads((out / "report/summary.json").read_text())
+        schema = Path(__file__).resolve().parent.parent / "schemas/report.schema.json"
+        jsonschema.validate(summary, json.loads(schema.read_text()))
+        outputs[label] = ([item["fixes"] for item in summary["items"]],
+                          sorted(p.name for p in (out / "fixes").iterdir()),
+                          (out / "fixes/all.patch").read_text())
+    assert outputs["serial"] == outputs["parallel"]
