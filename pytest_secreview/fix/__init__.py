@@ -10,5 +10,6 @@ review: ``propose_patch`` returns text, it writes nothing.
 - :mod:`.apply`: ``git apply --check`` in a temporary index, never the user's checkout;
 - :mod:`.recheck`: the deterministic review of the patched revision, compared;
 - :mod:`.propose`: the model run for one finding;
-- :mod:`.run`: one item's findings, end to end; :mod:`.outputs`: the patch files.
+- :mod:`.run`: one item's findings, end to end; :mod:`.result`: what each one became
+  (the report, the comment and the patch files: ``reporting.fixes``).
 """

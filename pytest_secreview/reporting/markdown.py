@@ -11,9 +11,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..fix.outputs import fixes_block
 from ..severity import Severity, worst_first
 from .disagreement import disagreements
+from .fixes import fixes_block
 from .intent_markdown import intent_block
 from .markdown_fit import Entry, hard_cut, shorten
 from .markdown_text import (

@@ -49,7 +49,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
         for nodeid, result in sorted(summary.items.items()):
             if result.artifact is not None:
                 writer.write_item(nodeid, result.artifact, result.outcome)
-        from ..fix.outputs import write_fixes  # fix mode's patches, when there are any
+        from .fixes import write_fixes  # fix mode's patches, when there are any
 
         fix_lines = write_fixes(writer, report)
         write_summary_json(report, report_dir)

@@ -1,17 +1,18 @@
-"""Fix mode's files in the artifacts directory (controller only): one ``.patch`` per kept
-fix, ``fixes/all.patch`` with all of them, and ``fixes/index.json`` with every proposal, kept
-or dropped, and why. Nothing is applied, committed or pushed."""
+"""Fix mode's outputs: the "Proposed fixes" section of the summary, and its files in the
+artifacts directory (controller only): one ``.patch`` per kept fix, ``fixes/all.patch`` with
+all of them, and ``fixes/index.json`` with every proposal, kept or dropped, and why. Nothing
+is applied, committed or pushed."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..reporting.artifacts import ArtifactWriter, dump_json
-from ..reporting.markdown_text import escape_text, inline_code
-from .result import COMBINED_NAME, FIXES_DIR, FixResult
+from ..fix.result import COMBINED_NAME, FIXES_DIR, FixResult
+from .artifacts import ArtifactWriter, dump_json
+from .markdown_text import escape_text, inline_code
 
 if TYPE_CHECKING:
-    from ..reporting.model import Report
+    from .model import Report
 
 
 def write_fixes(writer: ArtifactWriter, report: Report) -> list[str]:
