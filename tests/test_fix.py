@@ -171,6 +171,13 @@ def test_the_fix_run_has_the_read_only_tools_and_propose_patch(
     tools = {t["function"]["name"] for t in fix_requests[0].json["tools"]}
     assert tools == {"read_file", "list_files", "search_files", "git_diff", "git_log",
                      "git_show", "propose_patch"}
+    # What comes from the pull request (file names too) is in the task, inside the boundary.
+    first = fix_requests[0].json["messages"]
+    assert "app/" not in first[0]["content"]
+    boundary = re.search(r"<<<UNTRUSTED (\w+)\n", _task(fix_requests[0]))
+    assert boundary is not None
+    untrusted = _task(fix_requests[0]).split(f"UNTRUSTED {boundary.group(1)}>>>")[0]
+    assert "Files the patch may edit:\napp/cosmetic.py\napp/good.py\napp/stale.py" in untrusted
     retry = [r for r in fix_requests if "app/stale.py" in _task(r) and len(
         r.json["messages"]) > 2]
     (second,) = retry

@@ -111,6 +111,7 @@ class Fixer:
             allowed=self.allowed, usage=usage,
             max_turns=target.rule.max_turns or reviewer.max_turns,
             max_output_tokens=reviewer.max_output_tokens, max_tool_calls=reviewer.max_tool_calls,
+            temperature=reviewer.temperature,
         )
         return self._judge(finding, proposal)
 
