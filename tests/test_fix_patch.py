@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_secreview.evaluation.findings import Finding
-from pytest_secreview.fix.apply import PatchRejected, apply_to_head
+from pytest_secreview.fix.apply import PatchRejected, apply_to_head, combine
 from pytest_secreview.fix.recheck import Rechecker, checkable
 from pytest_secreview.fix.run import suggestion_for
 from pytest_secreview.fix.tool import MAX_PATCH_CHARS, clean_patch, parse_arguments
@@ -157,3 +157,32 @@ def test_a_suggestion_replaces_exactly_the_commented_lines(
     line: int, end: int | None, new: str, expected: str | None
 ) -> None:
     assert suggestion_for("a\nb\nc\n", new, line, end) == expected
+
+
+def test_patches_are_combined_when_they_apply_together(tmp_path: Path) -> None:
+    git = GitRepo(tmp_path / "repo")
+    lines = [f"line{i}" for i in range(1, 21)]
+    git.write("a.py", "\n".join(lines) + "\n")
+    head = git.commit("base")
+
+    def edit(number: int, text: str) -> str:
+        start = max(1, number - 3)
+        before = lines[start - 1:number - 1]
+        after = lines[number:number + 3]
+        body = [f" {x}" for x in before] + [f"-{lines[number - 1]}", f"+{text}"] + [
+            f" {x}" for x in after]
+        count = len(before) + 1 + len(after)
+        return (f"diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n"
+                f"@@ -{start},{count} +{start},{count} @@\n" + "\n".join(body) + "\n")
+
+    far = [edit(3, "THREE"), edit(15, "FIFTEEN")]
+    combined, skipped = combine(git.path, head, far)
+    assert skipped == []
+    assert "+THREE" in combined and "+FIFTEEN" in combined
+    # Two patches on neighbouring lines were each made against the head alone: the second
+    # no longer applies once the first did, so it is left out (and said so).
+    near = [edit(3, "THREE"), edit(4, "FOUR")]
+    combined, skipped = combine(git.path, head, near)
+    assert skipped == [1]
+    assert "+THREE" in combined and "+FOUR" not in combined
+    assert git.git("status", "--porcelain") == ""

@@ -10,6 +10,7 @@ in the repository's object database, which ``git gc`` prunes like any unreachabl
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +63,29 @@ def apply_to_head(repo: Path, head_sha: str, patch: str, paths: tuple[str, ...]
     if not diff.strip():
         raise PatchRejected("the patch changes nothing")
     return AppliedPatch(commit=commit, diff=diff)
+
+
+def combine(repo: Path, head_sha: str, patches: Sequence[str]) -> tuple[str, list[int]]:
+    """One patch with every one of ``patches`` that still applies after those before it
+    (each was made against the head revision alone, so two may touch the same lines), and
+    the indexes of those left out. Same temporary-index discipline as :func:`apply_to_head`.
+    """
+    skipped: list[int] = []
+    with tempfile.TemporaryDirectory(prefix="secreview-fix-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        run_git(repo, "read-tree", head_sha, env=env)
+        for index, patch in enumerate(patches):
+            data = patch.encode("utf-8")
+            check = run_git(repo, *_APPLY, "--check", "-", input_bytes=data, check=False,
+                            env=env)
+            if check.returncode != 0:
+                skipped.append(index)
+                continue
+            run_git(repo, *_APPLY, "-", input_bytes=data, env=env)
+        tree = run_git(repo, "write-tree", env=env).stdout.decode().strip()
+    diff = run_git(repo, "diff", "--text", "--no-ext-diff", "--no-textconv", "--no-color",
+                   head_sha, tree).stdout.decode("utf-8", "replace")
+    return diff, skipped
 
 
 def read_blob(repo: Path, commit: str, path: str) -> str | None:

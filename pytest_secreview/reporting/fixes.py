@@ -5,8 +5,11 @@ is applied, committed or pushed."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import GitError
+from ..fix.apply import combine
 from ..fix.result import COMBINED_NAME, FIXES_DIR, FixResult
 from .artifacts import ArtifactWriter, dump_json
 from .markdown_text import escape_text, inline_code
@@ -15,25 +18,34 @@ if TYPE_CHECKING:
     from .model import Report
 
 
-def write_fixes(writer: ArtifactWriter, report: Report) -> list[str]:
-    """Write the patches of ``report``; return lines for the terminal summary (none when
-    fix mode produced nothing)."""
+def write_fixes(writer: ArtifactWriter, report: Report, repo: Path) -> list[str]:
+    """Write the patches of ``report`` (``repo`` combines them); return lines for the
+    terminal summary (none when fix mode produced nothing)."""
     fixes = [fix for item in report.items for fix in item.fixes]
     if not fixes:
         return []
     kept = [f for f in fixes if f.status == "kept" and f.patch_file]
     for fix in kept:
         writer.write_text(str(fix.patch_file), fix.patch)
+    left_out: list[str] = []
     if kept:
-        writer.write_text(f"{FIXES_DIR}/{COMBINED_NAME}", "".join(
-            f.patch if f.patch.endswith("\n") else f.patch + "\n" for f in kept))
+        try:
+            combined, skipped = combine(repo, report.head_sha, [f.patch for f in kept])
+        except GitError as exc:
+            combined, skipped = "", list(range(len(kept)))
+            left_out.append(f"fixes: {COMBINED_NAME} not combined: {exc}")
+        writer.write_text(f"{FIXES_DIR}/{COMBINED_NAME}", combined)
+        if skipped:
+            left_out.append(f"fixes: {len(skipped)} kept patch(es) left out of "
+                            f"{COMBINED_NAME}, they touch lines another patch changes: "
+                            + ", ".join(str(kept[i].patch_file) for i in skipped[:10]))
     writer.write_text(f"{FIXES_DIR}/index.json", dump_json(
         [{k: v for k, v in f.to_json().items() if k != "patch"} for f in fixes]))
     verified = sum(1 for f in kept if f.verified)
     where = writer.root / FIXES_DIR
     return [f"fixes: {len(kept)} patch(es) kept ({verified} verified by the deterministic "
             f"checks), {len(fixes) - len(kept)} dropped; written to {where} (never applied "
-            "or pushed)"]
+            "or pushed)", *left_out]
 
 
 #: Proposals listed in the PR comment; the rest are in ``fixes/index.json``.

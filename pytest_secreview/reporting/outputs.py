@@ -51,7 +51,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
                 writer.write_item(nodeid, result.artifact, result.outcome)
         from .fixes import write_fixes  # fix mode's patches, when there are any
 
-        fix_lines = write_fixes(writer, report)
+        fix_lines = write_fixes(writer, report, review.repo)
         write_summary_json(report, report_dir)
     except OSError as exc:
         # The items' outcomes stand; the terminal says what could not be written.
