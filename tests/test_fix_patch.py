@@ -151,7 +151,8 @@ def test_a_model_finding_cannot_be_rechecked(repo: GitRepo) -> None:
     (2, 3, "a\nB\nC\n", "B\nC"),
     (2, None, "a\nB\nb2\nc\n", "B\nb2"),  # inserted after the line: still the line's region
     (2, None, "A\nB\nc\n", None),  # the line before changed too
-    (1, None, "a\nb\nc\nd\n", None),  # an added line after the commented one
+    (1, None, "a\nb\nc\nd\n", None),  # a line added elsewhere in the file
+    (2, None, "a\nc\n", None),  # the line deleted: a blank suggestion is not offered
 ])
 def test_a_suggestion_replaces_exactly_the_commented_lines(
     line: int, end: int | None, new: str, expected: str | None

@@ -47,7 +47,9 @@ def suggestion_for(head: str, patched: str, line: int, end_line: int | None) -> 
         return None
     if old[:start] != new[:start] or old[end:] != new[len(new) - tail:]:
         return None
-    return "\n".join(new[start:len(new) - tail])
+    replacement = "\n".join(new[start:len(new) - tail])
+    # A blank suggestion (the lines deleted) is not offered: the comments skip blank ones.
+    return replacement if replacement.strip() else None
 
 
 class Fixer:
