@@ -18,6 +18,8 @@ from tests.fake_providers import (
     Reply,
     anthropic_message,
     anthropic_tool_use,
+    gemini_call,
+    gemini_response,
     openai_completion,
     openai_tool_call,
 )
@@ -115,3 +117,21 @@ def test_a_price_names_its_cache_write_key_when_one_is_wrong(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "unknown price keys ['cache_writes']; use input, output, cached_input, " \
         "cache_write" in result.stderr.str()
+
+
+def test_gemini_cache_reads_are_priced_and_it_reports_no_cache_writes(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    usage = {"promptTokenCount": 4000, "cachedContentTokenCount": 3000,
+             "candidatesTokenCount": 100, "totalTokenCount": 4100}
+    server.queue(Reply(json=gemini_response(
+        [gemini_call("report_findings", {"findings": []})], usage=usage)))
+    review_repo(rules={"inj": RULE}, pr={"db.py": "cur.execute(f'{q}')\n"})
+    _review(pytester, server, "gemini:gemini-2.5-pro").assert_outcomes(passed=1)
+    totals = _report(pytester)["usage"]
+    assert (totals["input_tokens"], totals["cached_tokens"], totals["cache_write_tokens"]) == (
+        4000, 3000, 0)
+    # The built-in gemini-2.5-pro price: $1.25 input, $0.125 cached input, $10 output.
+    assert totals["cost_usd"] == pytest.approx((1000 * 1.25 + 3000 * 0.125 + 100 * 10) / 1e6)
