@@ -55,7 +55,7 @@ class Rechecker:
         self.rules = tuple(rules)
         self.threshold = threshold
         self.semgrep_configs = tuple(semgrep_configs)
-        self._head: dict[str, tuple[Finding, ...]] = {}
+        self._head: dict[tuple[str, ...], tuple[Finding, ...]] = {}
         self._lock = threading.Lock()
 
     def _review(self, revision: str, paths: Iterable[str]) -> tuple[Finding, ...]:
@@ -63,14 +63,13 @@ class Rechecker:
                             paths=set(paths), semgrep_configs=self.semgrep_configs).findings
 
     def head_findings(self, paths: Iterable[str]) -> list[Finding]:
-        """The deterministic findings of ``paths`` at the head revision."""
-        found: list[Finding] = []
-        for path in sorted(set(paths)):
-            with self._lock:
-                if path not in self._head:
-                    self._head[path] = self._review(self.head_sha, [path])
-                found += self._head[path]
-        return found
+        """The deterministic findings of ``paths`` at the head revision (reviewed together,
+        as the patched revision is: a flow across two of them counts the same both times)."""
+        key = tuple(sorted(set(paths)))
+        with self._lock:
+            if key not in self._head:
+                self._head[key] = self._review(self.head_sha, key)
+            return list(self._head[key])
 
     def recheck(self, finding: Finding, patched: str, paths: Sequence[str]) -> Recheck:
         """Compare the head revision with ``patched`` (a commit) on ``paths``."""
