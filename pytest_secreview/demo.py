@@ -71,44 +71,33 @@ _BASE_FILES = {
 }
 
 
+def _edited(path: str, *edits: tuple[str, str], added: str = "") -> str:
+    """The base version of ``path`` with each (old, new) edit applied, then ``added`` appended.
+
+    Only what the pull request changes is written here, so base and head cannot drift apart.
+    """
+    text = textwrap.dedent(_BASE_FILES[path])
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise RuntimeError(f"demo edit of {path}: {old!r} is not in the base exactly once")
+        text = text.replace(old, new)
+    return text + textwrap.dedent(added)
+
+
 def _pr_files() -> dict[str, str]:
     # Secrets are assembled at run time so none is ever written literally in this repository.
     key_id = "AKI" + "A" + "J7XQ" + "2M4P" + "9R8T" + "6WYZ"
     secret = "wJalr" + "XUtnFEMI" + "K7MDENG" + "bPxRfiCY" + "zK9Q3mP1" + "sA7bLx"
     return {
-        "app/settings.py": f"""\
-            import os
-
-            DEBUG = False
-            DATABASE_URL = os.environ["DATABASE_URL"]
-            AWS_REGION = "eu-west-1"
+        "app/settings.py": _edited("app/settings.py", added=f"""\
             AWS_ACCESS_KEY_ID = "{key_id}"
             AWS_SECRET_ACCESS_KEY = "{secret}"
-            """,
-        "app/views.py": """\
-            import sqlite3
-            import subprocess
-
-            from flask import Flask, abort, request
-            from flask_login import login_required
-
-            app = Flask(__name__)
-
-
-            def db():
-                return sqlite3.connect("billing.db")
-
-
-            @app.route("/invoices/<int:invoice_id>")
-            @login_required
-            def invoice(invoice_id):
-                row = db().execute("SELECT * FROM invoices WHERE id = ?", (invoice_id,)).fetchone()
-                return {"invoice": row} if row else abort(404)
-
-
-            @app.route("/admin/refunds", methods=["POST"])
-            def refund():
-                return {"queued": request.json["invoice_id"]}
+            """),
+        "app/views.py": _edited(
+            "app/views.py",
+            ("import sqlite3\n", "import sqlite3\nimport subprocess\n"),
+            ("@login_required\ndef refund", "def refund"),
+            added="""\
 
 
             @app.route("/invoices/search")
@@ -124,26 +113,18 @@ def _pr_files() -> dict[str, str]:
                 subprocess.run(f"tar czf /tmp/{name}.tgz exports/", shell=True, check=True)
                 return {"file": f"/tmp/{name}.tgz"}
             """,
-        "app/fetch.py": """\
-            import requests
-
-
-            def fetch_rates(url):
-                return requests.get(url, timeout=5, verify=False).json()
-            """,
-        ".github/workflows/ci.yml": """\
-            name: ci
-            on: pull_request_target
-            jobs:
-              test:
-                runs-on: ubuntu-latest
-                steps:
-                  - uses: actions/checkout@v4
-                    with:
-                      ref: ${{ github.event.pull_request.head.sha }}
-                  - run: echo "Testing ${{ github.event.pull_request.title }}"
-                  - run: pytest
-            """,
+        ),
+        "app/fetch.py": _edited("app/fetch.py", ("verify=True", "verify=False")),
+        ".github/workflows/ci.yml": _edited(
+            ".github/workflows/ci.yml",
+            ("on: pull_request\n", "on: pull_request_target\n"),
+            ("      - uses: actions/checkout@v4\n", """\
+      - uses: actions/checkout@v4
+        with:
+          ref: ${{ github.event.pull_request.head.sha }}
+      - run: echo "Testing ${{ github.event.pull_request.title }}"
+"""),
+        ),
     }
 
 

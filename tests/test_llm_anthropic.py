@@ -9,6 +9,7 @@ import pytest
 
 from pytest_secreview.llm import (
     ChatModel,
+    ChatRequest,
     EmptyResponseError,
     FinishReason,
     LLMSettings,
@@ -60,8 +61,10 @@ def vertex_model(server: FakeServer) -> ChatModel:
 
 def ask(model: ChatModel, messages: list[Message] | None = None,
         tools: list[ToolSpec] | None = None) -> ModelResponse:
-    return model.complete("You are a security reviewer.", messages or [Message.user("Diff")],
-                          tools, max_output_tokens=1024, temperature=0.0)
+    return model.complete(ChatRequest(
+        "You are a security reviewer.", messages or [Message.user("Diff")],
+        tools, max_output_tokens=1024, temperature=0.0,
+    ))
 
 
 def test_messages_api_request(fake_servers: FakeServers) -> None:

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from pytest_secreview.llm import (
     AuthenticationError,
     ChatModel,
+    ChatRequest,
     LLMSettings,
     Message,
     ModelResponse,
@@ -78,8 +79,7 @@ def vertex_model(provider: FakeServer, credentials: Path) -> ChatModel:
 
 
 def ask(model: ChatModel) -> ModelResponse:
-    return model.complete("sys", [Message.user("diff")], None, max_output_tokens=16,
-                          temperature=None)
+    return model.complete(ChatRequest("sys", [Message.user("diff")], None, max_output_tokens=16))
 
 
 def _b64(segment: str) -> bytes:

@@ -9,6 +9,7 @@ import pytest
 
 from pytest_secreview.llm import (
     ChatModel,
+    ChatRequest,
     EmptyResponseError,
     FinishReason,
     LLMSettings,
@@ -74,8 +75,10 @@ def ask(
     tools: list[ToolSpec] | None = None,
     temperature: float | None = None,
 ) -> ModelResponse:
-    return model.complete("You review code.", messages or [Message.user("Review this diff.")],
-                          tools, max_output_tokens=2048, temperature=temperature)
+    return model.complete(ChatRequest(
+        "You review code.", messages or [Message.user("Review this diff.")],
+        tools, max_output_tokens=2048, temperature=temperature,
+    ))
 
 
 @pytest.mark.parametrize("location", ["global", "us-central1", "europe-west4", "us", "eu"])

@@ -14,6 +14,7 @@ from pytest_secreview.errors import ProviderError
 from pytest_secreview.llm import (
     AuthenticationError,
     ChatModel,
+    ChatRequest,
     ContextLengthExceededError,
     LLMSettings,
     MalformedResponseError,
@@ -57,8 +58,8 @@ def model_at(server: FakeServer, retry: RetryPolicy, *, timeout: float = 5.0) ->
 
 
 def ask(model: ChatModel, *, tools: list[ToolSpec] | None = None) -> ModelResponse:
-    return model.complete("system", [Message.user("hi")], tools,
-                          max_output_tokens=64, temperature=None)
+    return model.complete(ChatRequest("system", [Message.user("hi")], tools,
+                                      max_output_tokens=64))
 
 
 def test_one_shared_client_with_user_agent(fake_servers: FakeServers) -> None:

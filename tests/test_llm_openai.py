@@ -11,6 +11,7 @@ import pytest
 from pytest_secreview.llm import (
     AuthenticationError,
     ChatModel,
+    ChatRequest,
     EmptyResponseError,
     FinishReason,
     LLMSettings,
@@ -63,8 +64,8 @@ def vertex_model(server: FakeServer) -> ChatModel:
 
 def ask(model: ChatModel, messages: list[Message] | None = None,
         tools: list[ToolSpec] | None = None) -> ModelResponse:
-    return model.complete("Be precise.", messages or [Message.user("Diff")], tools,
-                          max_output_tokens=512, temperature=None)
+    return model.complete(ChatRequest("Be precise.", messages or [Message.user("Diff")], tools,
+                                      max_output_tokens=512))
 
 
 @pytest.mark.parametrize("suffix", ["", "/v1"])

@@ -10,6 +10,7 @@ from pytest_secreview.errors import ConfigError
 from pytest_secreview.llm import (
     AuthenticationError,
     ChatModel,
+    ChatRequest,
     LLMSettings,
     Message,
     parse_model,
@@ -201,7 +202,7 @@ def test_api_key_precedence(
     retry, _ = fast_retry()
     settings = LLMSettings(api_base=server.url, api_key=settings.api_key)
     model = resolve_model("openai:gpt-4.1", settings, env, retry=retry)
-    model.complete("", [Message.user("hi")], None, max_output_tokens=8, temperature=None)
+    model.complete(ChatRequest("", [Message.user("hi")], None, max_output_tokens=8))
     assert server.last.headers["authorization"] == f"Bearer {sent}"
 
 
@@ -211,7 +212,7 @@ def test_vertex_credentials_are_created_lazily(tmp_path: object) -> None:
     model = resolve_model("google/gemini-2.5-pro",
                           LLMSettings(api_base="http://127.0.0.1:9"), env, retry=retry)
     with pytest.raises(AuthenticationError, match="GOOGLE_APPLICATION_CREDENTIALS"):
-        model.complete("", [Message.user("hi")], None, max_output_tokens=8, temperature=None)
+        model.complete(ChatRequest("", [Message.user("hi")], None, max_output_tokens=8))
 
 
 def test_settings_repr_hides_secrets() -> None:

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from pytest_secreview.llm import (
     ChatModel,
+    ChatRequest,
     LLMError,
     LLMSettings,
     Message,
@@ -127,7 +128,7 @@ def test_secrets_never_leak(
     if scenario == "connection-refused":
         server.stop()
     with caplog.at_level("DEBUG"), pytest.raises(LLMError) as info:
-        model.complete("sys", [Message.user("hi")], TOOLS, max_output_tokens=8, temperature=None)
+        model.complete(ChatRequest("sys", [Message.user("hi")], TOOLS, max_output_tokens=8))
 
     if scenario != "connection-refused":
         assert SECRET in _credentials_seen(server.requests[0])  # the echo really carried it

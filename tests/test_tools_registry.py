@@ -21,6 +21,8 @@ class EchoArgs(BaseModel):
     path: str | None = None
 
 
+#: What the registry declares for EchoArgs: derived from the model, in the plain dialect
+#: every provider accepts (no titles, defaults, additionalProperties or ``X | None``).
 ECHO_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -29,15 +31,11 @@ ECHO_SCHEMA: dict[str, Any] = {
         "path": {"type": "string"},
     },
     "required": ["text"],
-    "additionalProperties": False,
 }
 
 
 class NoArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
 def _echo(args: EchoArgs) -> str:
@@ -53,13 +51,13 @@ def _raise(exc: BaseException) -> Any:
 
 def make_registry(max_output_chars: int = 50_000) -> ToolRegistry:
     tools = [
-        Tool("echo", "Echo text.", ECHO_SCHEMA, _echo, EchoArgs, path_params=("path",)),
-        Tool("crash", "Raises.", EMPTY_SCHEMA, _raise(ZeroDivisionError("x")), NoArgs),
-        Tool("tool_error", "Raises ToolError.", EMPTY_SCHEMA, _raise(ToolError("no such file")),
+        Tool("echo", "Echo text.", _echo, EchoArgs, path_params=("path",)),
+        Tool("crash", "Raises.", _raise(ZeroDivisionError("x")), NoArgs),
+        Tool("tool_error", "Raises ToolError.", _raise(ToolError("no such file")),
              NoArgs),
-        Tool("git_error", "Raises GitError.", EMPTY_SCHEMA, _raise(GitError("git log failed")),
+        Tool("git_error", "Raises GitError.", _raise(GitError("git log failed")),
              NoArgs),
-        Tool("not_text", "Returns a number.", EMPTY_SCHEMA, cast(Any, lambda _a: 42), NoArgs),
+        Tool("not_text", "Returns a number.", cast(Any, lambda _a: 42), NoArgs),
     ]
     return ToolRegistry(tools, gate=Gate(), max_output_chars=max_output_chars)
 
@@ -128,7 +126,7 @@ def test_every_output_is_cleaned_redacted_and_truncated() -> None:
 def test_error_texts_are_redacted_too() -> None:
     token = "gh" + "p_" + "a1" * 18
     registry = ToolRegistry(
-        [Tool("leaky", "x", EMPTY_SCHEMA, _raise(ToolError(f"bad {token}")), NoArgs)]
+        [Tool("leaky", "x", _raise(ToolError(f"bad {token}")), NoArgs)]
     )
     result = registry.call("leaky", {})
     assert token not in result.text and "[REDACTED:github_token]" in result.text
@@ -145,7 +143,7 @@ def test_gate_failure_denies_the_call() -> None:
         raise RuntimeError("rule crashed")
 
     registry = ToolRegistry(
-        [Tool("echo", "Echo.", ECHO_SCHEMA, _echo, EchoArgs, path_params=("path",))],
+        [Tool("echo", "Echo.", _echo, EchoArgs, path_params=("path",))],
         gate=Gate(extra_rules=[broken]),
     )
     result = registry.call("echo", {"text": "x", "path": "src/app.py"})
@@ -154,8 +152,7 @@ def test_gate_failure_denies_the_call() -> None:
 
 DECLARATION_ERRORS = [
     ("bad_name", dict(name="read-file!"), "must match"),
-    ("schema_mismatch", dict(parameters={"type": "object", "properties": {}}), "do not match"),
-    ("unknown_path_param", dict(path_params=("nope",)), "do not match"),
+    ("unknown_path_param", dict(path_params=("nope",)), "not all fields"),
 ]
 
 
@@ -166,7 +163,7 @@ DECLARATION_ERRORS = [
 )
 def test_bad_declarations_fail_early(overrides: dict[str, Any], fragment: str) -> None:
     fields: dict[str, Any] = dict(
-        name="echo", description="d", parameters=ECHO_SCHEMA, function=_echo, args_model=EchoArgs
+        name="echo", description="d", function=_echo, args_model=EchoArgs
     )
     fields.update(overrides)
     with pytest.raises(ValueError, match=fragment):
@@ -176,4 +173,4 @@ def test_bad_declarations_fail_early(overrides: dict[str, Any], fragment: str) -
 def test_duplicate_names_are_refused() -> None:
     registry = make_registry()
     with pytest.raises(ValueError, match="already registered"):
-        registry.register(Tool("echo", "again", ECHO_SCHEMA, _echo, EchoArgs))
+        registry.register(Tool("echo", "again", _echo, EchoArgs))

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..evaluation.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
 from ..tools.redaction import redact, strip_control
+from ..tools.schema import tool_schema
 from .signals import Category
 
 
@@ -30,47 +31,6 @@ class Verdict(StrEnum):
 #: Characters of the model's reasoning kept in reports and messages.
 MAX_SUMMARY_CHARS = 2000
 
-REPORT_VERDICT = ToolSpec(
-    name="report_verdict",
-    description=(
-        "End the audit: say whether the change matches its stated intent (title, description, "
-        "commit messages), with the evidence. Call exactly once, after investigating."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "verdict": {
-                "type": "string",
-                "enum": [v.value for v in Verdict],
-                "description": "MATCH: the change is what it says. SUSPICIOUS: it does "
-                "undisclosed risky things. LIE: what it does contradicts what it says. "
-                "ERROR: you could not judge.",
-            },
-            "summary": {
-                "type": "string",
-                "description": "Two to five sentences: what the change says, what it does, "
-                "and why that is the verdict.",
-            },
-            "evidence": {
-                "type": "array",
-                "description": "The places that decide the verdict (empty for MATCH if none).",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "path": {"type": "string"},
-                        "line": {"type": "integer"},
-                        "category": {"type": "string", "enum": [c.value for c in Category]},
-                        "explanation": {"type": "string"},
-                    },
-                    "required": ["path", "line", "explanation"],
-                },
-            },
-        },
-        "required": ["verdict", "summary", "evidence"],
-    },
-)
-
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -80,21 +40,43 @@ class VerdictEvidence(_Strict):
 
     path: str = Field(min_length=1, max_length=1000)
     line: int = Field(ge=0)
-    category: Category | None = None
+    category: Category | None = Field(
+        default=None, description="What this place shows the change does."
+    )
     explanation: str = Field(min_length=1, max_length=2000)
 
 
 class VerdictReport(_Strict):
     """The arguments of ``report_verdict``."""
 
-    verdict: Verdict
-    summary: str = Field(min_length=1)
-    evidence: list[VerdictEvidence] = Field(default_factory=list, max_length=50)
+    verdict: Verdict = Field(
+        description="MATCH: the change is what it says. SUSPICIOUS: it does undisclosed risky "
+        "things. LIE: what it does contradicts what it says. ERROR: you could not judge."
+    )
+    summary: str = Field(
+        min_length=1,
+        description="Two to five sentences: what the change says, what it does, and why that "
+        "is the verdict.",
+    )
+    evidence: list[VerdictEvidence] = Field(
+        default_factory=list, max_length=50,
+        description="The places that decide the verdict (empty for MATCH if none).",
+    )
 
     @field_validator("verdict", mode="before")
     @classmethod
     def _upper(cls, value: Any) -> Any:
         return value.strip().upper() if isinstance(value, str) else value
+
+
+REPORT_VERDICT = ToolSpec(
+    name="report_verdict",
+    description=(
+        "End the audit: say whether the change matches its stated intent (title, description, "
+        "commit messages), with the evidence. Call exactly once, after investigating."
+    ),
+    parameters=tool_schema(VerdictReport),
+)
 
 
 def _clean(text: str, limit: int = MAX_SUMMARY_CHARS) -> str:

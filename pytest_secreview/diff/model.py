@@ -89,18 +89,12 @@ class Hunk:
     @property
     def added(self) -> tuple[Line, ...]:
         """The added lines, with head-file line numbers."""
-        if self._added is None:
-            self._split()
-        assert self._added is not None
-        return self._added
+        return self._added if self._added is not None else self._split()[0]
 
     @property
     def removed(self) -> tuple[Line, ...]:
         """The removed lines, with base-file numbers and head-file anchors."""
-        if self._removed is None:
-            self._split()
-        assert self._removed is not None
-        return self._removed
+        return self._removed if self._removed is not None else self._split()[1]
 
     def added_texts(self) -> list[str]:
         """The text of every added line (no ``+``, no trailing CR)."""
@@ -114,7 +108,8 @@ class Hunk:
             return [line.text for line in self._removed]
         return _texts(_REMOVED_RE, self.text)
 
-    def _split(self) -> None:
+    def _split(self) -> tuple[tuple[Line, ...], tuple[Line, ...]]:
+        """Derive (and keep) the added and removed lines from ``text``."""
         added: list[Line] = []
         removed: list[Line] = []
         old_no, new_no, rem_new = self.old_start, self.new_start, self.new_count
@@ -135,8 +130,10 @@ class Hunk:
                 old_no += 1
                 new_no += 1
                 rem_new -= 1
-        object.__setattr__(self, "_added", tuple(added))
-        object.__setattr__(self, "_removed", tuple(removed))
+        lines = tuple(added), tuple(removed)
+        object.__setattr__(self, "_added", lines[0])
+        object.__setattr__(self, "_removed", lines[1])
+        return lines
 
     def _key(self) -> tuple[object, ...]:
         return (self.old_start, self.old_count, self.new_start, self.new_count, self.header,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..errors import DiffParseError
 from .model import ChangeKind, FileDiff, Hunk
@@ -55,6 +55,17 @@ _BATCH_BYTES = 64 * 1024
 _HUNK_RE = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _SUBPROJECT = "Subproject commit "
 _SUBMODULE_MODE = "160000"
+# Extended header lines that carry one value: (prefix, _FileState attribute, decoder).
+_VALUE_HEADERS: tuple[tuple[bytes, str, Callable[[bytes], str]], ...] = (
+    (b"old mode ", "old_mode", decode_path),
+    (b"new mode ", "new_mode", decode_path),
+    (b"rename from ", "rename_from", plain_path),
+    (b"rename to ", "rename_to", plain_path),
+    (b"copy from ", "copy_from", plain_path),
+    (b"copy to ", "copy_to", plain_path),
+)
+
+
 class _FileState:
     """What has been read so far of one ``diff --git`` section."""
 
@@ -333,26 +344,19 @@ class _Parser:
         elif line.startswith(b"deleted file mode "):
             f.deleted = True
             f.old_mode = decode_path(line[18:])
-        elif line.startswith(b"old mode "):
-            f.old_mode = decode_path(line[9:])
-        elif line.startswith(b"new mode "):
-            f.new_mode = decode_path(line[9:])
         elif line.startswith(b"similarity index "):
             digits = line[17:].rstrip(b"%")
             f.similarity = int(digits) if digits.isdigit() else None
-        elif line.startswith(b"rename from "):
-            f.rename_from = plain_path(line[12:])
-        elif line.startswith(b"rename to "):
-            f.rename_to = plain_path(line[10:])
-        elif line.startswith(b"copy from "):
-            f.copy_from = plain_path(line[10:])
-        elif line.startswith(b"copy to "):
-            f.copy_to = plain_path(line[8:])
         elif line.startswith(b"Binary files ") and line.endswith(b" differ"):
             f.binary = True
         elif line == b"GIT binary patch":
             f.binary = True
             self.in_binary_patch = True
+        else:
+            for prefix, attribute, decode in _VALUE_HEADERS:
+                if line.startswith(prefix):
+                    setattr(f, attribute, decode(line[len(prefix):]))
+                    break
 
     # -- one file ------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from ..llm.errors import (
     ToolsUnsupportedError,
 )
 from ..llm.messages import (
+    ChatRequest,
     FinishReason,
     Message,
     ModelResponse,
@@ -175,11 +176,11 @@ class _Run:
         retried_empty = False
         while True:
             try:
-                response = self.model.complete(
+                response = self.model.complete(ChatRequest(
                     system, messages, tools,
                     max_output_tokens=self.request.max_output_tokens,
                     temperature=self.request.temperature,
-                )
+                ))
             except ProviderUnavailableError as exc:
                 self.usage.add_model_call(self.model.model_id, exc.usage)
                 if self.loop.fallback is None or self.model is self.loop.fallback:

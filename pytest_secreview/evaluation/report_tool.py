@@ -22,6 +22,7 @@ from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
 from ..severity import Severity, one_line
 from ..tools.redaction import redact, strip_control
+from ..tools.schema import tool_schema
 from .findings import Finding
 
 #: Fields of the finding contract the plugin sets itself: a model that echoes them (it saw
@@ -104,40 +105,6 @@ class FindingsReport(BaseModel):
     findings: list[ReportedFinding]
 
 
-def plain_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` (pydantic's JSON Schema) in the plain subset every provider's tool dialect
-    accepts: references inlined, ``X | None`` as ``X``, no titles, defaults or
-    ``additionalProperties``."""
-    defs = schema.get("$defs", {})
-
-    def convert(node: Any) -> Any:
-        if isinstance(node, list):
-            return [convert(n) for n in node]
-        if not isinstance(node, dict):
-            return node
-        if "$ref" in node:
-            target = defs[node["$ref"].rsplit("/", 1)[-1]]
-            node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-        variants = node.get("anyOf")
-        if isinstance(variants, list):
-            concrete = [v for v in variants if v != {"type": "null"}]
-            if len(concrete) == 1:
-                rest = {k: v for k, v in node.items() if k != "anyOf"}
-                node = {**convert(concrete[0]), **rest}
-        out = {}
-        for key, value in node.items():
-            if key in ("$defs", "title", "default", "additionalProperties"):
-                continue
-            if key == "properties":
-                out[key] = {name: convert(sub) for name, sub in value.items()}
-            else:
-                out[key] = convert(value)
-        return out
-
-    converted: dict[str, Any] = convert(schema)
-    return converted
-
-
 #: Declared to the model with the repository tools; derived from :class:`FindingsReport`.
 REPORT_FINDINGS = ToolSpec(
     name="report_findings",
@@ -145,7 +112,7 @@ REPORT_FINDINGS = ToolSpec(
         "End the review by reporting every confirmed finding (an empty list when none). "
         "Call exactly once, after investigating."
     ),
-    parameters=plain_schema(FindingsReport.model_json_schema()),
+    parameters=tool_schema(FindingsReport),
 )
 
 

@@ -28,7 +28,6 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -38,6 +37,7 @@ from typing import Any
 
 import httpx
 
+from ..backoff import Backoff
 from ..errors import SecreviewError
 from ..llm.http import USER_AGENT, parse_retry_after, shared_client
 from ..logs import get_logger
@@ -86,28 +86,20 @@ class GitHubRateLimitError(GitHubError):
 
 
 @dataclass(frozen=True)
-class GitHubRetry:
-    """Retries and waits of one :class:`GitHubClient`.
+class GitHubRetry(Backoff):
+    """Retries and waits of one :class:`GitHubClient` (see :class:`Backoff` for the delays).
 
     ``max_attempts`` counts every try of one request (5xx, transport errors, rate limits);
     ``max_wait`` bounds the sum of all waits over the client's life, in seconds;
-    ``secondary_wait`` is used for a secondary limit that sent no ``retry-after``.
-    ``sleep``, ``now`` (wall-clock epoch seconds, for ``x-ratelimit-reset``) and ``jitter`` are
-    injectable so tests never really wait.
+    ``secondary_wait`` is used for a secondary limit that sent no ``retry-after``. ``now``
+    (wall-clock epoch seconds, for ``x-ratelimit-reset``) is injectable like ``sleep`` and
+    ``jitter`` so tests never really wait.
     """
 
-    max_attempts: int = 4
-    base_delay: float = 1.0
     max_delay: float = 20.0
     max_wait: float = 180.0
     secondary_wait: float = 60.0
-    sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
     now: Callable[[], float] = field(default=time.time, repr=False, compare=False)
-    jitter: Callable[[], float] = field(default=random.random, repr=False, compare=False)
-
-    def backoff(self, retry_index: int) -> float:
-        """Full-jitter delay before retry ``retry_index`` (0 for the first)."""
-        return self.jitter() * min(self.max_delay, self.base_delay * 2.0**retry_index)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 Typical use by the agent loop::
 
     model = resolve_model(settings.model, settings, os.environ)
-    response = model.complete(system, messages, tools,
-                              max_output_tokens=settings.max_output_tokens,
-                              temperature=settings.temperature)
+    response = model.complete(ChatRequest(system, messages, tools,
+                                          max_output_tokens=settings.max_output_tokens,
+                                          temperature=settings.temperature))
 
 See :mod:`.routing` for the model strings, :mod:`.errors` for what can go wrong and
 :class:`FinishReason` for how an answer can end.
@@ -39,6 +39,7 @@ from .errors import (
 )
 from .http import RetryPolicy
 from .messages import (
+    ChatRequest,
     FinishReason,
     Message,
     ModelResponse,
@@ -56,6 +57,7 @@ from .routing import parse_model, resolve_model
 __all__ = [
     "AuthenticationError",
     "ChatModel",
+    "ChatRequest",
     "ContextLengthExceededError",
     "EmptyResponseError",
     "FinishReason",

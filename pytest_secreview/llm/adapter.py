@@ -5,12 +5,12 @@ scrubbed from any error). Subclasses say only how to build and how to parse."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from .credential import Credential
 from .http import RetryPolicy, post_json, scrubbed
-from .messages import Message, ModelResponse, ToolSpec
+from .messages import ChatRequest, ModelResponse
 
 
 class HttpChatModel(ABC):
@@ -39,15 +39,7 @@ class HttpChatModel(ABC):
         return self._model_id
 
     @abstractmethod
-    def build(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] | None,
-        *,
-        max_output_tokens: int,
-        temperature: float | None,
-    ) -> dict[str, Any]:
+    def build(self, request: ChatRequest) -> dict[str, Any]:
         """The request body in this adapter's wire format."""
 
     @abstractmethod
@@ -58,27 +50,17 @@ class HttpChatModel(ABC):
         """Headers sent besides the credential's."""
         return None
 
-    def complete(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] | None,
-        *,
-        max_output_tokens: int,
-        temperature: float | None,
-    ) -> ModelResponse:
+    def complete(self, request: ChatRequest) -> ModelResponse:
         """Send one request and convert the answer (see ``ChatModel.complete``)."""
-        body = self.build(system, messages, tools, max_output_tokens=max_output_tokens,
-                          temperature=temperature)
         data = post_json(
             self.url,
-            body,
+            self.build(request),
             credential=self._credential,
             provider=self._provider,
             timeout=self._timeout,
             retry=self._retry,
             headers=self.headers(),
-            tools_in_request=bool(tools),
+            tools_in_request=bool(request.tools),
         )
         with scrubbed(self._credential):
             return self.parse(data)

@@ -26,6 +26,7 @@ from ._wire import as_dict, as_int, ensure_answer, require_object, synthetic_cal
 from .adapter import HttpChatModel
 from .errors import MalformedResponseError
 from .messages import (
+    ChatRequest,
     FinishReason,
     Message,
     ModelResponse,
@@ -34,7 +35,6 @@ from .messages import (
     ThinkingPart,
     ToolCallPart,
     ToolResultPart,
-    ToolSpec,
     Usage,
 )
 
@@ -62,19 +62,9 @@ class AnthropicModel(HttpChatModel):
         self._wire_model = wire_model
         self._vertex = vertex
 
-    def build(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] | None,
-        *,
-        max_output_tokens: int,
-        temperature: float | None,
-    ) -> dict[str, Any]:
+    def build(self, request: ChatRequest) -> dict[str, Any]:
         return build_request(
-            system, messages, tools,
-            max_output_tokens=max_output_tokens,
-            temperature=temperature,
+            request,
             model=None if self._vertex else self._wire_model,
             anthropic_version=VERTEX_VERSION if self._vertex else None,
         )
@@ -87,14 +77,7 @@ class AnthropicModel(HttpChatModel):
 
 
 def build_request(
-    system: str,
-    messages: Sequence[Message],
-    tools: Sequence[ToolSpec] | None,
-    *,
-    max_output_tokens: int,
-    temperature: float | None,
-    model: str | None,
-    anthropic_version: str | None,
+    request: ChatRequest, *, model: str | None, anthropic_version: str | None
 ) -> dict[str, Any]:
     """The Messages API request body (``model`` None and ``anthropic_version`` set for Vertex)."""
     body: dict[str, Any] = {}
@@ -102,21 +85,23 @@ def build_request(
         body["model"] = model
     if anthropic_version:
         body["anthropic_version"] = anthropic_version
-    body["max_tokens"] = max_output_tokens
-    if system:
-        body["system"] = [{"type": "text", "text": system, "cache_control": dict(_EPHEMERAL)}]
-    body["messages"] = _messages(messages)
-    if tools:
+    body["max_tokens"] = request.max_output_tokens
+    if request.system:
+        body["system"] = [
+            {"type": "text", "text": request.system, "cache_control": dict(_EPHEMERAL)}
+        ]
+    body["messages"] = _messages(request.messages)
+    if request.tools:
         body["tools"] = [
             {
                 "name": t.name,
                 "description": t.description,
                 "input_schema": {"type": "object", **t.parameters},
             }
-            for t in tools
+            for t in request.tools
         ]
-    if temperature is not None:
-        body["temperature"] = temperature
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
     return body
 
 

@@ -32,7 +32,14 @@ _TOKEN_TIMEOUT = 30.0
 _MAX_REMEMBERED_TOKENS = 8
 
 
-class ApiKey:
+class _FixedCredential:
+    """A credential that cannot be refreshed: a 401 is final for it."""
+
+    def refresh_after_unauthorized(self, rejected: Mapping[str, str]) -> bool:
+        return False
+
+
+class ApiKey(_FixedCredential):
     """A static API key sent in one header (``x-api-key``, ``Authorization: Bearer`` ...)."""
 
     def __init__(self, header: str, key: str, env_var: str, *, scheme: str | None = None) -> None:
@@ -49,9 +56,6 @@ class ApiKey:
         value = f"{self._scheme} {self._key}" if self._scheme else self._key
         return {self._header: value}
 
-    def refresh_after_unauthorized(self, rejected: Mapping[str, str]) -> bool:
-        return False
-
     def secrets(self) -> tuple[str, ...]:
         return (self._key,)
 
@@ -59,7 +63,7 @@ class ApiKey:
         return f"ApiKey(header={self._header!r}, env_var={self._env_var!r}, key='***')"
 
 
-class NoCredential:
+class NoCredential(_FixedCredential):
     """No authentication: a local OpenAI-compatible server (Ollama, vLLM) often needs none."""
 
     def __init__(self, hint: str) -> None:
@@ -72,9 +76,6 @@ class NoCredential:
     def headers(self) -> dict[str, str]:
         return {}
 
-    def refresh_after_unauthorized(self, rejected: Mapping[str, str]) -> bool:
-        return False
-
     def secrets(self) -> tuple[str, ...]:
         return ()
 
@@ -82,7 +83,7 @@ class NoCredential:
         return "NoCredential()"
 
 
-class StaticBearerToken:
+class StaticBearerToken(_FixedCredential):
     """A bearer token given by the user (``SECREVIEW_ACCESS_TOKEN``); it cannot be refreshed."""
 
     def __init__(self, token: str, env_var: str = "SECREVIEW_ACCESS_TOKEN") -> None:
@@ -99,9 +100,6 @@ class StaticBearerToken:
 
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._token}"}
-
-    def refresh_after_unauthorized(self, rejected: Mapping[str, str]) -> bool:
-        return False
 
     def secrets(self) -> tuple[str, ...]:
         return (self._token,)

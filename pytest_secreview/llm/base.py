@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from .messages import Message, ModelResponse, ToolSpec
+from .messages import ChatRequest, ModelResponse
 from .pricing import Price
 
 
@@ -25,21 +25,9 @@ class ChatModel(Protocol):
         """The model string this object was built from, e.g. ``google/gemini-2.5-pro``."""
         ...
 
-    def complete(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] | None,
-        *,
-        max_output_tokens: int,
-        temperature: float | None,
-    ) -> ModelResponse:
-        """Send one request and convert the answer.
-
-        ``system`` is the system prompt (sent in the provider's dedicated field, cacheable where
-        the provider supports it); ``tools`` may be None or empty for a plain completion;
-        ``temperature`` None leaves the provider's default.
-        """
+    def complete(self, request: ChatRequest) -> ModelResponse:
+        """Send one request (see :class:`~pytest_secreview.llm.messages.ChatRequest`) and
+        convert the answer."""
         ...
 
 

@@ -19,7 +19,6 @@ Answers are converted as follows (nothing is ever an empty successful answer):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ._wire import (
@@ -34,6 +33,7 @@ from .adapter import HttpChatModel
 from .errors import EmptyResponseError, MalformedResponseError
 from .gemini_schema import to_gemini_schema
 from .messages import (
+    ChatRequest,
     FinishReason,
     Message,
     ModelResponse,
@@ -67,40 +67,23 @@ _FINISH = {
 class GeminiModel(HttpChatModel):
     """A Gemini model reached through ``generateContent`` at ``url``."""
 
-    def build(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] | None,
-        *,
-        max_output_tokens: int,
-        temperature: float | None,
-    ) -> dict[str, Any]:
-        return build_request(
-            system, messages, tools, max_output_tokens=max_output_tokens, temperature=temperature
-        )
+    def build(self, request: ChatRequest) -> dict[str, Any]:
+        return build_request(request)
 
     def parse(self, data: Any) -> ModelResponse:
         return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
 
-def build_request(
-    system: str,
-    messages: Sequence[Message],
-    tools: Sequence[ToolSpec] | None,
-    *,
-    max_output_tokens: int,
-    temperature: float | None,
-) -> dict[str, Any]:
+def build_request(request: ChatRequest) -> dict[str, Any]:
     """The ``generateContent`` request body."""
-    body: dict[str, Any] = {"contents": [c for m in messages if (c := _content(m))]}
-    if system:
-        body["systemInstruction"] = {"parts": [{"text": system}]}
-    if tools:
-        body["tools"] = [{"functionDeclarations": [_declaration(t) for t in tools]}]
-    config: dict[str, Any] = {"maxOutputTokens": max_output_tokens}
-    if temperature is not None:
-        config["temperature"] = temperature
+    body: dict[str, Any] = {"contents": [c for m in request.messages if (c := _content(m))]}
+    if request.system:
+        body["systemInstruction"] = {"parts": [{"text": request.system}]}
+    if request.tools:
+        body["tools"] = [{"functionDeclarations": [_declaration(t) for t in request.tools]}]
+    config: dict[str, Any] = {"maxOutputTokens": request.max_output_tokens}
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
     body["generationConfig"] = config
     return body
 

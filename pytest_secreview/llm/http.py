@@ -18,7 +18,6 @@ import atexit
 import email.utils
 import json
 import os
-import random
 import re
 import threading
 import time
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 
 from .. import __version__
+from ..backoff import Backoff
 from ..logs import get_logger
 from .errors import (
     AuthenticationError,
@@ -97,33 +97,21 @@ class RequestThrottle(Protocol):
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
-    """How transient failures are retried.
+class RetryPolicy(Backoff):
+    """How transient failures of a model call are retried (see :class:`Backoff` for the delays).
 
-    ``max_attempts`` counts every request including the first; ``max_total`` bounds the whole
-    call in seconds (requests and waits). The delay before retry *n* (from 0) is uniformly random
-    in ``[0, min(max_delay, base_delay * 2**n)]`` ("full jitter"), unless the server sent
-    ``Retry-After``, which is honoured as given; a ``Retry-After`` beyond ``max_retry_after`` or
-    beyond the remaining time budget ends the call at once. ``sleep``, ``clock`` and ``jitter`` (a
-    uniform random number in [0, 1)) are injectable so tests run without real waits.
+    ``max_total`` bounds the whole call in seconds (requests and waits). A ``Retry-After`` from
+    the server is honoured as given instead of the backoff; one beyond ``max_retry_after`` or
+    beyond the remaining time budget ends the call at once. ``clock`` is injectable like
+    ``sleep`` and ``jitter``.
     """
 
-    max_attempts: int = 4
-    base_delay: float = 1.0
-    max_delay: float = 30.0
     max_total: float = 600.0
     max_retry_after: float = 120.0
-    sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
-    jitter: Callable[[], float] = field(default=random.random, repr=False, compare=False)
     #: Shared across processes: bounds requests in flight and per minute, and turns one
     #: process's 429 into a pause for all (see ``pytest_secreview.ratelimit``).
     throttle: RequestThrottle | None = field(default=None, repr=False, compare=False)
-
-    def backoff(self, retry_index: int) -> float:
-        """Full-jitter delay before retry number ``retry_index`` (0 for the first retry)."""
-        ceiling = min(self.max_delay, self.base_delay * (2.0**retry_index))
-        return self.jitter() * ceiling
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:

@@ -15,7 +15,7 @@ Token accounting conventions (the same for every provider, whatever its wire for
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -121,6 +121,22 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One call to a model: what every adapter turns into its wire format.
+
+    ``system`` is the system prompt (sent in the provider's dedicated field, cacheable where the
+    provider supports it); ``tools`` may be None or empty for a plain completion;
+    ``temperature`` None leaves the provider's default.
+    """
+
+    system: str
+    messages: Sequence[Message]
+    tools: Sequence[ToolSpec] | None
+    max_output_tokens: int
+    temperature: float | None = None
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from typing import Any, Literal
 
 from ._wire import as_dict, as_int, ensure_answer, require_object, synthetic_call_id
 from .adapter import HttpChatModel
 from .errors import EmptyResponseError, MalformedResponseError
 from .messages import (
+    ChatRequest,
     FinishReason,
     Message,
     ModelResponse,
@@ -32,7 +32,6 @@ from .messages import (
     TextPart,
     ToolCallPart,
     ToolResultPart,
-    ToolSpec,
     Usage,
 )
 
@@ -68,21 +67,9 @@ class OpenAIChatModel(HttpChatModel):
     def max_tokens_field(self) -> MaxTokensField:
         return self._max_tokens_field
 
-    def build(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] | None,
-        *,
-        max_output_tokens: int,
-        temperature: float | None,
-    ) -> dict[str, Any]:
+    def build(self, request: ChatRequest) -> dict[str, Any]:
         return build_request(
-            system, messages, tools,
-            model=self._wire_model,
-            max_output_tokens=max_output_tokens,
-            temperature=temperature,
-            max_tokens_field=self._max_tokens_field,
+            request, model=self._wire_model, max_tokens_field=self._max_tokens_field
         )
 
     def parse(self, data: Any) -> ModelResponse:
@@ -90,21 +77,18 @@ class OpenAIChatModel(HttpChatModel):
 
 
 def build_request(
-    system: str,
-    messages: Sequence[Message],
-    tools: Sequence[ToolSpec] | None,
-    *,
-    model: str,
-    max_output_tokens: int,
-    temperature: float | None,
-    max_tokens_field: MaxTokensField = "max_tokens",
+    request: ChatRequest, *, model: str, max_tokens_field: MaxTokensField = "max_tokens"
 ) -> dict[str, Any]:
     """The chat completions request body."""
-    wire: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for message in messages:
+    wire: list[dict[str, Any]] = (
+        [{"role": "system", "content": request.system}] if request.system else []
+    )
+    for message in request.messages:
         wire.extend(_messages(message))
-    body: dict[str, Any] = {"model": model, "messages": wire, max_tokens_field: max_output_tokens}
-    if tools:
+    body: dict[str, Any] = {
+        "model": model, "messages": wire, max_tokens_field: request.max_output_tokens
+    }
+    if request.tools:
         body["tools"] = [
             {
                 "type": "function",
@@ -114,10 +98,10 @@ def build_request(
                     "parameters": t.parameters,
                 },
             }
-            for t in tools
+            for t in request.tools
         ]
-    if temperature is not None:
-        body["temperature"] = temperature
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
     return body
 
 

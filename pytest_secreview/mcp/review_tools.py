@@ -13,33 +13,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..audit.evidence import collect_evidence
 from ..evaluation.offline import RangeReview, load_rules, review_range
 from ..rules.model import Rule
 from ..tools.errors import ToolError
-from ..tools.registry import Tool, object_schema
+from ..tools.registry import Tool
+from ..tools.schema import ToolArgs
 
 #: Characters of a rule's instructions shown by ``explain_rule`` (the output cap applies too).
 _MAX_INSTRUCTIONS = 20_000
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ListRulesArgs(_Args):
+class ListRulesArgs(ToolArgs):
     """``list_rules`` takes no arguments."""
 
 
-class ExplainRuleArgs(_Args):
+class ExplainRuleArgs(ToolArgs):
     """Arguments of ``explain_rule``."""
 
-    rule_id: str = Field(min_length=1, max_length=200)
+    rule_id: str = Field(min_length=1, max_length=200, description="A rule id from list_rules.")
 
 
-class ReviewDiffArgs(_Args):
+class ReviewDiffArgs(ToolArgs):
     """``review_diff`` takes no arguments: the range is fixed when the server starts."""
 
 
@@ -184,7 +181,6 @@ class ReviewTools:
                     "List the security rules this review uses (id, severity, whether a model "
                     "is needed, title). Rules are read from the base revision by default."
                 ),
-                parameters=object_schema({}, []),
                 function=self.list_rules,
                 args_model=ListRulesArgs,
             ),
@@ -193,10 +189,6 @@ class ReviewTools:
                 description=(
                     "Show one rule's metadata (severity, CWE, OWASP, paths, deterministic "
                     "patterns) and the reviewer instructions it gives."
-                ),
-                parameters=object_schema(
-                    {"rule_id": {"type": "string", "description": "A rule id from list_rules."}},
-                    ["rule_id"],
                 ),
                 function=self.explain_rule,
                 args_model=ExplainRuleArgs,
@@ -209,7 +201,6 @@ class ReviewTools:
                     "'path:line: SEVERITY [rule] title', then the change's risk signals "
                     "(network, subprocess, environment, install hooks, ...)."
                 ),
-                parameters=object_schema({}, []),
                 function=self.review_diff,
                 args_model=ReviewDiffArgs,
             ),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..errors import GitError
 from ..gitcmd import run_git, validate_ref
@@ -21,35 +21,35 @@ from .errors import GateDenied, ToolError
 from .gate import Gate
 from .gittree import GIT_TIMEOUT, GitTree, resolve_commit, run_git_capped
 from .limits import ToolLimits
-from .registry import Tool, object_schema
+from .registry import Tool
+from .schema import ToolArgs
 
 _DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "-M")
 # More exclusions than this would not fit a command line; the tool refuses instead.
 _MAX_EXCLUDES = 2000
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class GitDiffArgs(_Args):
+class GitDiffArgs(ToolArgs):
     """Arguments of ``git_diff``."""
 
-    base: str | None = Field(default=None, max_length=255)
+    base: str | None = Field(
+        default=None, max_length=255, description="Branch, tag or commit SHA to diff against."
+    )
 
 
-class GitLogArgs(_Args):
+class GitLogArgs(ToolArgs):
     """Arguments of ``git_log``."""
 
-    max_count: int | None = Field(default=None, ge=1)
+    max_count: int | None = Field(
+        default=None, ge=1,
+        description="Commits to show; more than the maximum shows the maximum.",
+    )
 
 
-class GitShowArgs(_Args):
+class GitShowArgs(ToolArgs):
     """Arguments of ``git_show``."""
 
-    ref: str = Field(max_length=255)
-
-
+    ref: str = Field(max_length=255, description="Commit SHA, branch or tag (not 'rev:path').")
 
 
 class GitTools:
@@ -174,32 +174,15 @@ class GitTools:
                     "The pull request's diff (from the merge base of `base` and the reviewed "
                     "head, to the head). Default base: the PR's base commit."
                 ),
-                parameters=object_schema(
-                    {
-                        "base": {
-                            "type": "string",
-                            "description": "Branch, tag or commit SHA to diff against.",
-                        }
-                    },
-                    [],
-                ),
                 function=self.git_diff,
                 args_model=GitDiffArgs,
             ),
             Tool(
                 name="git_log",
-                description="Recent commits of the reviewed head, newest first, with changed "
-                "files and line counts.",
-                parameters=object_schema(
-                    {
-                        "max_count": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": limits.log_max_count,
-                            "description": f"Commits to show. Default {limits.log_default_count}.",
-                        }
-                    },
-                    [],
+                description=(
+                    "Recent commits of the reviewed head, newest first, with changed files and "
+                    f"line counts: {limits.log_default_count} by default, at most "
+                    f"{limits.log_max_count}."
                 ),
                 function=self.git_log,
                 args_model=GitLogArgs,
@@ -207,15 +190,6 @@ class GitTools:
             Tool(
                 name="git_show",
                 description="One commit's message, changed files and patch.",
-                parameters=object_schema(
-                    {
-                        "ref": {
-                            "type": "string",
-                            "description": "Commit SHA, branch or tag (not 'rev:path').",
-                        }
-                    },
-                    ["ref"],
-                ),
                 function=self.git_show,
                 args_model=GitShowArgs,
             ),

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict
 
 from ..llm.http import shared_client
 from .errors import ToolError
 from .gate import Gate
 from .registry import Tool
+from .schema import ToolArgs
 
 _REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
 _PER_PAGE = 100
@@ -113,10 +113,8 @@ def _one_line(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)[:300]
 
 
-class FetchPRFilesArgs(BaseModel):
+class FetchPRFilesArgs(ToolArgs):
     """``fetch_pr_files`` takes no arguments: the PR is fixed at construction."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class FetchPRFiles:
@@ -237,12 +235,6 @@ class FetchPRFiles:
                 "letter (A added, M modified, D removed, R renamed), path, and +additions "
                 "-deletions. Takes no arguments."
             ),
-            parameters={
-                "type": "object",
-                "properties": {},
-                "required": [],
-                "additionalProperties": False,
-            },
             function=self,
             args_model=FetchPRFilesArgs,
         )

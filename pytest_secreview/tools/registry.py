@@ -25,6 +25,7 @@ from .errors import GateDenied, SandboxError
 from .gate import Denial, Gate, display_path
 from .output import MAX_OUTPUT_CHARS, sanitize
 from .sandbox import clean_relative
+from .schema import tool_schema
 
 logger = get_logger("pytest_secreview.tools")
 
@@ -33,43 +34,34 @@ logger = get_logger("pytest_secreview.tools")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
-
-def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    """A tool's declared ``parameters``: a closed JSON object (what every provider accepts)."""
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
-
 @dataclass(frozen=True)
 class Tool:
     """A tool a model may call.
 
-    ``parameters`` is the JSON Schema declared to the model; ``args_model`` (pydantic, with
-    ``extra="forbid"``) validates the arguments actually received and is passed to
-    ``function``, which returns the result text or raises. ``path_params`` names the
+    ``args_model`` (pydantic, closed: see :class:`~.schema.ToolArgs`) validates the arguments
+    actually received and is passed to ``function``, which returns the result text or raises.
+    ``parameters``, the JSON Schema declared to the model, is derived from ``args_model``
+    (:func:`~.schema.tool_schema`), so the two cannot disagree. ``path_params`` names the
     arguments the gate checks before the call.
     """
 
     name: str
     description: str
-    parameters: Mapping[str, Any]
     function: Callable[[Any], str] = field(repr=False)
     args_model: type[BaseModel] = field(repr=False)
     path_params: tuple[str, ...] = ()
+    parameters: Mapping[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
             raise ValueError(f"tool name {self.name!r} must match {_NAME.pattern}")
         fields = set(self.args_model.model_fields)
-        declared = set(self.parameters.get("properties", {}))
-        if fields != declared or not set(self.path_params) <= fields:
+        if not set(self.path_params) <= fields:
             raise ValueError(
-                f"tool {self.name}: schema properties {sorted(declared)} do not match the "
-                f"argument model fields {sorted(fields)}"
+                f"tool {self.name}: path_params {sorted(self.path_params)} are not all fields "
+                f"of the argument model {sorted(fields)}"
             )
+        object.__setattr__(self, "parameters", tool_schema(self.args_model))
 
 
 @dataclass(frozen=True)

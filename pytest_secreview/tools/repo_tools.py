@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import re2
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..gitcmd import validate_ref
 from .errors import ToolError
@@ -25,8 +25,9 @@ from .github_tools import FetchPRFiles, GitHubPRContext
 from .gittree import GitTree, TreeEntry
 from .globs import compile_glob
 from .limits import ToolLimits
-from .registry import Tool, ToolRegistry, object_schema
+from .registry import Tool, ToolRegistry
 from .sandbox import MAX_PATH_CHARS, clean_relative
+from .schema import ToolArgs
 
 #: Characters of a matching line shown by ``search_files``.
 _MATCH_LINE_CHARS = 300
@@ -34,34 +35,45 @@ _MATCH_LINE_CHARS = 300
 _PATH_DOC = "path relative to the repository root, e.g. 'src/app.py'"
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ReadFileArgs(_Args):
+class ReadFileArgs(ToolArgs):
     """Arguments of ``read_file``."""
 
-    path: str = Field(max_length=4 * MAX_PATH_CHARS)
-    offset: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=1)
+    path: str = Field(max_length=4 * MAX_PATH_CHARS, description=f"File {_PATH_DOC}.")
+    offset: int | None = Field(
+        default=None, ge=1, description="First line to return, 1-based. Default 1."
+    )
+    limit: int | None = Field(
+        default=None, ge=1,
+        description="Number of lines to return; more than the maximum returns the maximum.",
+    )
 
 
-class ListFilesArgs(_Args):
+class ListFilesArgs(ToolArgs):
     """Arguments of ``list_files``."""
 
-    pattern: str = Field(max_length=4096)
-    path: str | None = Field(default=None, max_length=4 * MAX_PATH_CHARS)
+    pattern: str = Field(max_length=4096, description="Gitignore-style glob.")
+    path: str | None = Field(
+        default=None, max_length=4 * MAX_PATH_CHARS,
+        description=f"Directory to list, {_PATH_DOC}. Default: the root.",
+    )
 
 
-class SearchFilesArgs(_Args):
+class SearchFilesArgs(ToolArgs):
     """Arguments of ``search_files``."""
 
-    pattern: str = Field(min_length=1, max_length=2000)
-    path: str | None = Field(default=None, max_length=4 * MAX_PATH_CHARS)
-    glob: str | None = Field(default=None, max_length=4096)
-    ignore_case: bool = False
-
-
+    pattern: str = Field(min_length=1, max_length=2000, description="RE2 regular expression.")
+    path: str | None = Field(
+        default=None, max_length=4 * MAX_PATH_CHARS,
+        description=f"Directory or file to search, {_PATH_DOC}.",
+    )
+    glob: str | None = Field(
+        default=None, max_length=4096,
+        description="Only files whose path (relative to `path`) matches this gitignore-style "
+        "glob, e.g. '*.py'.",
+    )
+    ignore_case: bool = Field(
+        default=False, description="Case-insensitive matching. Default false."
+    )
 
 
 class RepoTools:
@@ -326,28 +338,9 @@ class RepoTools:
                 name="read_file",
                 description=(
                     "Read a file of the pull request's head revision (tracked files only). "
-                    f"Returns numbered lines, {limits.read_default_lines} by default; when the "
-                    "file is longer the result says how to read more with offset. Binary "
-                    "files are described, not shown."
-                ),
-                parameters=object_schema(
-                    {
-                        "path": {"type": "string", "description": f"File {_PATH_DOC}."},
-                        "offset": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "description": "First line to return, 1-based. Default 1.",
-                        },
-                        "limit": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": limits.read_max_lines,
-                            "description": (
-                                f"Number of lines to return. Default {limits.read_default_lines}."
-                            ),
-                        },
-                    },
-                    ["path"],
+                    f"Returns numbered lines, {limits.read_default_lines} by default and at most "
+                    f"{limits.read_max_lines} per call; when the file is longer the result says "
+                    "how to read more with offset. Binary files are described, not shown."
                 ),
                 function=self.read_file,
                 args_model=ReadFileArgs,
@@ -360,16 +353,6 @@ class RepoTools:
                     "(relative to `path`) matches a gitignore-style glob: '*.py' matches at "
                     "any depth, 'src/**/*.ts' is anchored, '*' lists everything."
                 ),
-                parameters=object_schema(
-                    {
-                        "pattern": {"type": "string", "description": "Gitignore-style glob."},
-                        "path": {
-                            "type": "string",
-                            "description": f"Directory to list, {_PATH_DOC}. Default: the root.",
-                        },
-                    },
-                    ["pattern"],
-                ),
                 function=self.list_files,
                 args_model=ListFilesArgs,
                 path_params=("path",),
@@ -380,25 +363,6 @@ class RepoTools:
                     "Search tracked text files of the head revision for an RE2 regular "
                     "expression (no look-around or back-references); returns 'path:line: "
                     f"text', at most {limits.max_matches} lines, and says when it stopped early."
-                ),
-                parameters=object_schema(
-                    {
-                        "pattern": {"type": "string", "description": "RE2 regular expression."},
-                        "path": {
-                            "type": "string",
-                            "description": f"Directory or file to search, {_PATH_DOC}.",
-                        },
-                        "glob": {
-                            "type": "string",
-                            "description": "Only files whose path (relative to `path`) "
-                            "matches this gitignore-style glob, e.g. '*.py'.",
-                        },
-                        "ignore_case": {
-                            "type": "boolean",
-                            "description": "Case-insensitive matching. Default false.",
-                        },
-                    },
-                    ["pattern"],
                 ),
                 function=self.search_files,
                 args_model=SearchFilesArgs,

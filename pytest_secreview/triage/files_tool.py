@@ -44,8 +44,6 @@ class DiffPRFiles:
                 "modified, D removed, R renamed), path, +additions -deletions and language. "
                 "Takes no arguments."
             ),
-            parameters={"type": "object", "properties": {}, "required": [],
-                        "additionalProperties": False},
             function=self,
             args_model=FetchPRFilesArgs,
         )

@@ -26,36 +26,9 @@ from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
 from ..rules.model import Rule
 from ..tools.registry import Tool, ToolRegistry
+from ..tools.schema import tool_schema
 from ..usage import ReviewUsage
 from .plan import AddedRule
-
-CHOOSE_RULES = ToolSpec(
-    name="choose_rules",
-    description=(
-        "End the triage: the rules to ADD on changed files their patterns did not select, each "
-        "with the files and a one-line reason. An empty list when the automatic selection is "
-        "enough. Call exactly once."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "add": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "rule": {"type": "string", "description": "A rule id from the list."},
-                        "paths": {"type": "array", "items": {"type": "string"},
-                                  "description": "Changed files to run it on."},
-                        "reason": {"type": "string", "description": "Why, in one line."},
-                    },
-                    "required": ["rule", "paths", "reason"],
-                },
-            }
-        },
-        "required": ["add"],
-    },
-)
 
 SYSTEM = """You triage a pull request for a security review. The review already runs every
 rule whose patterns match the changed lines, and a general review of every changed hunk. Your
@@ -82,15 +55,26 @@ TASK = "Triage this pull request: list its files with `fetch_pr_files`, then cal
 class _Addition(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    rule: str = Field(min_length=1, max_length=80)
-    paths: list[str] = Field(max_length=500)
-    reason: str = Field(min_length=1, max_length=500)
+    rule: str = Field(min_length=1, max_length=80, description="A rule id from the list.")
+    paths: list[str] = Field(max_length=500, description="Changed files to run it on.")
+    reason: str = Field(min_length=1, max_length=500, description="Why, in one line.")
 
 
 class _Choice(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     add: list[_Addition] = Field(max_length=200)
+
+
+CHOOSE_RULES = ToolSpec(
+    name="choose_rules",
+    description=(
+        "End the triage: the rules to ADD on changed files their patterns did not select, each "
+        "with the files and a one-line reason. An empty list when the automatic selection is "
+        "enough. Call exactly once."
+    ),
+    parameters=tool_schema(_Choice),
+)
 
 
 def _rule_line(rule: Rule) -> str:

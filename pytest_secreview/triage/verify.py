@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import EvaluationError, SecreviewError
 from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
@@ -26,36 +26,11 @@ from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
 from ..tools.redaction import redact, strip_control
 from ..tools.registry import ToolRegistry
+from ..tools.schema import tool_schema
 from ..usage import ReviewUsage
 
 #: Categories never offered for dismissal.
 FACT_CATEGORIES = frozenset({"secrets"})
-
-TRIAGE_FINDINGS = ToolSpec(
-    name="triage_findings",
-    description=(
-        "End the triage: one verdict per numbered finding, confirm or dismiss, each with a "
-        "one-line reason. Call exactly once, after investigating."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "verdicts": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "index": {"type": "integer", "description": "The finding's number."},
-                        "verdict": {"type": "string", "enum": ["confirm", "dismiss"]},
-                        "reason": {"type": "string", "description": "Why, in one line."},
-                    },
-                    "required": ["index", "verdict", "reason"],
-                },
-            }
-        },
-        "required": ["verdicts"],
-    },
-)
 
 SYSTEM = """You verify security findings that exact patterns or scanners produced on a pull
 request. Patterns are cheap and over-report: your job is to confirm the real ones and dismiss
@@ -77,15 +52,30 @@ End by calling `triage_findings` once with a verdict for every numbered finding.
 class _Verdict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    index: int = Field(ge=1)
-    verdict: str = Field(pattern="^(confirm|dismiss)$")
-    reason: str = Field(min_length=3, max_length=500)
+    index: int = Field(ge=1, description="The finding's number.")
+    verdict: Literal["confirm", "dismiss"]
+    reason: str = Field(min_length=3, max_length=500, description="Why, in one line.")
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _strip(cls, value: Any) -> Any:
+        return value.strip() if isinstance(value, str) else value
 
 
 class _Verdicts(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     verdicts: list[_Verdict]
+
+
+TRIAGE_FINDINGS = ToolSpec(
+    name="triage_findings",
+    description=(
+        "End the triage: one verdict per numbered finding, confirm or dismiss, each with a "
+        "one-line reason. Call exactly once, after investigating."
+    ),
+    parameters=tool_schema(_Verdicts),
+)
 
 
 def offered(finding: Finding) -> bool:
