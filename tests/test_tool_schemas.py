@@ -2,10 +2,11 @@
 
 For each repository tool (the registry, ``fetch_pr_files`` both ways, the MCP review tools) and
 each final tool (``report_findings``, ``report_verdict``, ``triage_findings``,
-``choose_rules``): the declared ``parameters`` are exactly :func:`tool_schema` of the validator;
-arguments built from the declared schema alone validate (the required fields, and every
-declared field); leaving out any required field is refused; a closed model refuses an
-undeclared argument; and the schema is in the plain dialect every provider accepts.
+``choose_rules``, ``propose_patch``): the declared ``parameters`` are exactly
+:func:`tool_schema` of the validator; arguments built from the declared schema alone validate
+(the required fields, and every declared field); leaving out any required field is refused; a
+closed model refuses an undeclared argument; and the schema is in the plain dialect every
+provider accepts.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from pytest_secreview.audit.verdict import REPORT_VERDICT, VerdictReport
 from pytest_secreview.diff.model import Diff
 from pytest_secreview.evaluation.report_tool import REPORT_FINDINGS, FindingsReport
+from pytest_secreview.fix.tool import PROPOSE_PATCH, ProposedPatch
 from pytest_secreview.llm.gemini_schema import to_gemini_schema
 from pytest_secreview.mcp.review_tools import ReviewScope, ReviewTools
 from pytest_secreview.tools import GitHubPRContext, build_registry
@@ -41,6 +43,7 @@ FINAL_TOOLS: list[tuple[str, Mapping[str, Any], type[BaseModel]]] = [
     (REPORT_VERDICT.name, REPORT_VERDICT.parameters, VerdictReport),
     (TRIAGE_FINDINGS.name, TRIAGE_FINDINGS.parameters, _Verdicts),
     (CHOOSE_RULES.name, CHOOSE_RULES.parameters, _Choice),
+    (PROPOSE_PATCH.name, PROPOSE_PATCH.parameters, ProposedPatch),
 ]
 
 

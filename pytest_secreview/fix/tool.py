@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..evaluation.report_tool import invalid_arguments, plain_schema
+from ..evaluation.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
 from ..tools.gate import deny_reason
+from ..tools.schema import tool_schema
 
 #: A fix is a small edit: past this the patch is refused (and the model told).
 MAX_PATCH_CHARS = 20_000
@@ -52,7 +53,7 @@ PROPOSE_PATCH = ToolSpec(
         "against the head revision (or no patch, with the reason). Call exactly once, after "
         "reading the code."
     ),
-    parameters=plain_schema(ProposedPatch.model_json_schema()),
+    parameters=tool_schema(ProposedPatch),
 )
 
 #: Example arguments shown in the text protocols (prompt-based and single-shot).
