@@ -213,6 +213,10 @@ class RuleItem(pytest.Item):
             data["assessments"] = list(evaluation.assessments)
             self.user_properties.append(("secreview_assessments", json.dumps(
                 data["assessments"], sort_keys=True)))
+        if evaluation.fixes:  # fix mode: a patch per confirmed finding, kept or dropped
+            data["fixes"] = list(evaluation.fixes)
+            self.user_properties.append(("secreview_fixes", json.dumps(data["fixes"],
+                                                                        sort_keys=True)))
         if len(self.target.parts) > 1:  # a batch of the general review: every file it holds
             data["paths"] = list(dict.fromkeys(p.file.path for p in self.target.parts))
         self.review.metadata[self.nodeid] = data

@@ -56,8 +56,12 @@ def run_git(
     timeout: float = 60.0,
     check: bool = True,
     input_bytes: bytes | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git <SAFE_CONFIG> <args>`` in ``repo`` and return the completed process.
+
+    ``env`` adds variables to the minimal environment (a temporary ``GIT_INDEX_FILE``, a
+    commit identity), never the caller's whole environment.
 
     Raises :class:`GitError` with git's own message when it fails and ``check`` is true,
     or when it does not finish within ``timeout`` seconds.
@@ -67,7 +71,7 @@ def run_git(
         proc = subprocess.run(
             cmd,
             cwd=repo,
-            env=git_env(),
+            env={**git_env(), **(env or {})},
             input=input_bytes,
             capture_output=True,
             timeout=timeout,

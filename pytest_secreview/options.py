@@ -64,7 +64,7 @@ def _price(value: str) -> tuple[str, Price]:
 
     model, *pairs = value.split()
     if not pairs:
-        raise ValueError("expected 'MODEL input=N output=N [cached_input=N]'")
+        raise ValueError("expected 'MODEL input=N output=N [cached_input=N] [cache_write=N]'")
     values: dict[str, object] = {}
     for pair in pairs:
         key, sep, number = pair.partition("=")
@@ -218,7 +218,8 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("location", "Vertex AI location (else GOOGLE_CLOUD_LOCATION, default global)",
                metavar="LOCATION", gate=True),
     OptionSpec("prices", "price override per model-id prefix, USD per million tokens, e.g. "
-               "'gemini-2.5-pro input=1.25 output=10 cached_input=0.125'; repeatable (';' "
+               "'gemini-2.5-pro input=1.25 output=10 cached_input=0.125' (cache_write=N prices "
+               "prompt-cache writes, default the input price); repeatable (';' "
                "between entries in SECREVIEW_PRICES)", parse=_price, multiple=True,
                separator=";", metavar="'MODEL input=N output=N'"),
     OptionSpec("pr", "pull request number (default: from GITHUB_EVENT_PATH)",

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
 
     from .analysis.session import TaintSession
     from .evaluation.review import ModelReviewer
+    from .fix.run import Fixer
     from .llm.base import ChatModel
     from .scanners.session import ScannerSession
     from .triage.plan import TriagePlan
@@ -128,8 +129,20 @@ class ReviewState:
             return verdict is not False
 
         verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
-        return evaluate(target, self.agent, keep, scanners=self.scanners, taint=self.taint,
-                        verify=verify)
+        evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
+                              taint=self.taint, verify=verify)
+        if self.settings.mode == "fix" and self.agent is not None:
+            evaluation = self.fixer.fix(target, evaluation)
+        return evaluation
+
+    @cached_property
+    def fixer(self) -> Fixer:
+        """Fix mode's patches for confirmed findings (built on first use, once per process)."""
+        from .fix.run import Fixer
+
+        return Fixer(agent=self.agent, repo=self.repo, diff=self.diff, rules=self.rules,
+                     threshold=self.settings.fail_on,
+                     semgrep_configs=self.settings.semgrep_config)
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
@@ -165,6 +178,9 @@ def start_review(
             build_reviewer(config, settings, repo, diff, session_dir, notes)
             if settings.model else None
         )
+        if settings.mode == "fix" and agent is None:
+            notes.append("--secreview-mode=fix proposes patches with a model, and none is "
+                         "configured: no patch was proposed; set --secreview-model")
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None

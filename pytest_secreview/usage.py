@@ -59,6 +59,7 @@ class ReviewUsage:
             "input_tokens": self.tokens.input_tokens,
             "output_tokens": self.tokens.output_tokens,
             "cached_tokens": self.tokens.cached_tokens,
+            "cache_write_tokens": self.tokens.cache_write_tokens,
             "reasoning_tokens": self.tokens.reasoning_tokens,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
             "wall_seconds": round(self.wall_seconds, 3),

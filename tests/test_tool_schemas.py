@@ -2,7 +2,7 @@
 
 For each repository tool (the registry, ``fetch_pr_files`` both ways, the MCP review tools) and
 each final tool (``report_findings``, ``report_verdict``, ``triage_findings``,
-``choose_rules``, ``answer_question``): the declared ``parameters`` are exactly
+``choose_rules``, ``answer_question``, ``propose_patch``): the declared ``parameters`` are exactly
 :func:`tool_schema` of the validator;
 arguments built from the declared schema alone validate (the required fields, and every
 declared field); leaving out any required field is refused; a closed model refuses an
@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from pytest_secreview.audit.verdict import REPORT_VERDICT, VerdictReport
 from pytest_secreview.diff.model import Diff
 from pytest_secreview.evaluation.report_tool import REPORT_FINDINGS, FindingsReport
+from pytest_secreview.fix.tool import PROPOSE_PATCH, ProposedPatch
 from pytest_secreview.llm.gemini_schema import to_gemini_schema
 from pytest_secreview.mcp.review_tools import ReviewScope, ReviewTools
 from pytest_secreview.mention.question import ANSWER_QUESTION, AnswerArgs
@@ -44,6 +45,7 @@ FINAL_TOOLS: list[tuple[str, Mapping[str, Any], type[BaseModel]]] = [
     (TRIAGE_FINDINGS.name, TRIAGE_FINDINGS.parameters, _Verdicts),
     (CHOOSE_RULES.name, CHOOSE_RULES.parameters, _Choice),
     (ANSWER_QUESTION.name, ANSWER_QUESTION.parameters, AnswerArgs),
+    (PROPOSE_PATCH.name, PROPOSE_PATCH.parameters, ProposedPatch),
 ]
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EvaluationError
 from ..rules.matcher import DataflowTarget, Target
+from ..usage_counts import USAGE_COUNTS
 from .dataflow import record_verdicts, run_taint, with_flows
 from .deterministic import run_detect
 from .findings import Finding
@@ -38,6 +39,8 @@ class Evaluation:
     sent: dict[str, Any] = field(default_factory=dict)  # prompts and tools sent to the model
     #: Several models: what each one reported (see :mod:`.consensus`); empty with one model.
     assessments: tuple[dict[str, Any], ...] = ()
+    #: Fix mode: one JSON-safe :class:`~pytest_secreview.fix.result.FixResult` per finding.
+    fixes: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,8 +65,7 @@ AgentReview = Callable[[Target, tuple[Finding, ...]], AgentOutput]
 #: :mod:`pytest_secreview.triage.verify`); returns every finding and the usage of the check.
 Verifier = Callable[[Target, tuple[Finding, ...]], tuple[tuple[Finding, ...], dict[str, Any]]]
 
-_USAGE_SUMS = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cached_tokens",
-               "reasoning_tokens")
+_USAGE_SUMS = USAGE_COUNTS
 
 
 def evaluate(

@@ -9,8 +9,8 @@ so a figure measured through it is a figure of the product.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..diff.git import load_diff
@@ -66,16 +66,27 @@ def review_range(
     semgrep_configs: Sequence[Path] = (),
     use_taint: bool = True,
     use_scanners: bool = True,
+    parsed_rules: Sequence[Rule] | None = None,
+    paths: Collection[str] | None = None,
 ) -> RangeReview:
     """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``
     (``use_taint=False`` leaves out the rules' dataflow sections and ``use_scanners=False``
     the external scanners' rules, for measurements against those scanners).
 
+    ``parsed_rules`` are rules already loaded (then ``rules`` and ``rules_from`` are not
+    read); ``paths`` limits the review to those changed files (fix mode re-checks a patched
+    file this way).
+
     Raises :class:`~pytest_secreview.errors.SecreviewError` subclasses with actionable
     messages (unknown ref, not a repository, no rule files).
     """
     diff = load_diff(repo, base, head)
-    parsed, errors = load_rules(repo, diff.base_sha, rules, rules_from)
+    if paths is not None:
+        diff = replace(diff, files=tuple(f for f in diff.files if f.path in paths))
+    if parsed_rules is None:
+        parsed, errors = load_rules(repo, diff.base_sha, rules, rules_from)
+    else:
+        parsed, errors = list(parsed_rules), []
     if not use_scanners:
         parsed = [rule for rule in parsed if rule.scanner is None]
     prepared = PreparedDiff(diff.files)

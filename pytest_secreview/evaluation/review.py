@@ -26,6 +26,7 @@ from ..rules.matcher import BatchTarget, FileHunks, Target
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
 from ..usage import ReviewUsage
+from ..usage_counts import USAGE_COUNTS
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
 from .findings import Finding
@@ -320,8 +321,7 @@ def _from_cache(entry: dict[str, Any]) -> AgentOutput:
     """A cached review: the same findings, no model call now, the original cost noted."""
     original = entry.get("usage", {})
     usage = {
-        **{k: 0 for k in ("model_calls", "tool_calls", "input_tokens", "output_tokens",
-                          "cached_tokens", "reasoning_tokens")},
+        **dict.fromkeys(USAGE_COUNTS, 0),
         "mode": entry.get("mode"), "models": original.get("models", []), "cost_usd": 0.0,
         "wall_seconds": 0.0, "cache": "hit", "original_cost_usd": original.get("cost_usd"),
     }

@@ -220,11 +220,15 @@ def _tool_call(call: dict[str, Any], provider: str) -> ToolCallPart:
 
 
 def _usage(usage: dict[str, Any]) -> Usage:
-    # prompt_tokens includes cached tokens, completion_tokens includes reasoning tokens.
+    # prompt_tokens includes cached tokens (and cache writes, which OpenAI does not bill apart
+    # but compatible routers such as OpenRouter report for Claude), completion_tokens includes
+    # reasoning tokens.
+    details = as_dict(usage.get("prompt_tokens_details"))
     return Usage(
         input_tokens=as_int(usage.get("prompt_tokens")),
         output_tokens=as_int(usage.get("completion_tokens")),
-        cached_tokens=as_int(as_dict(usage.get("prompt_tokens_details")).get("cached_tokens")),
+        cached_tokens=as_int(details.get("cached_tokens")),
+        cache_write_tokens=as_int(details.get("cache_write_tokens")),
         reasoning_tokens=as_int(
             as_dict(usage.get("completion_tokens_details")).get("reasoning_tokens")
         ),

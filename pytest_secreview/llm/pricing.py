@@ -142,7 +142,8 @@ def price_from_mapping(values: Mapping[str, object]) -> Price:
     """
     unknown = set(values) - {"input", "output", "cached_input", "cache_write"}
     if unknown:
-        raise ValueError(f"unknown price keys {sorted(unknown)}; use input, output, cached_input")
+        raise ValueError(f"unknown price keys {sorted(unknown)}; use input, output, "
+                         "cached_input, cache_write")
     try:
         numbers = {key: _number(value) for key, value in values.items()}
     except ValueError:

@@ -7,7 +7,7 @@ from ..evaluation.findings import Finding
 from ..github.context import PullRequest
 from ..severity import one_line
 from ..state import ReviewState
-from .model import ItemReport, NotReviewed, Report, RuleReport, Usage
+from .model import FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import Summary
 
 
@@ -33,6 +33,7 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
             findings=[Finding.from_json(f) for f in r.findings], usage=r.usage,
             duration=round(r.duration, 3),
             risk_evidence=r.risk_evidence, assessments=r.assessments,  # type: ignore[arg-type]
+            fixes=[FixReport.from_json(f) for f in r.fixes],
         )
         for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
     ]

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..severity import Severity, worst_first
 from .disagreement import disagreements
+from .fixes import fixes_block
 from .intent_markdown import intent_block
 from .markdown_fit import Entry, hard_cut, shorten
 from .markdown_text import (
@@ -128,9 +129,10 @@ def _usage_block(report: Report) -> str:
     cache = f" · {reused:,} items from the evaluation cache (no model call)" if reused else ""
     return (
         "### Usage\n\n"
-        f"{u.model_calls:,} model calls · {u.tool_calls:,} tool calls · "
-        f"{u.input_tokens:,} input tokens ({u.cached_tokens:,} cached) · "
-        f"{u.output_tokens:,} output tokens ({u.reasoning_tokens:,} reasoning) · cost {cost}"
+        f"**Total cost {cost}** (estimated) · {u.model_calls:,} model calls · "
+        f"{u.tool_calls:,} tool calls · {u.input_tokens:,} input tokens "
+        f"({u.cached_tokens:,} cached, {u.cache_write_tokens:,} cache writes) · "
+        f"{u.output_tokens:,} output tokens ({u.reasoning_tokens:,} reasoning)"
         f"{cache}"
     )
 
@@ -218,6 +220,7 @@ def to_markdown(
         "notes": _notes_block(report),
         "intent": intent_block(report),
         "models": _models_block(report),
+        "fixes": fixes_block(report),
     }
     version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
     footer = f"<sub>pytest-secreview {version}</sub>"
@@ -227,7 +230,8 @@ def to_markdown(
         if note:
             blocks.append(note)
         blocks += _findings_section(entries, threshold)
-        blocks += [tail[name] or "" for name in ("intent", "models", "resolved", "not reviewed")
+        blocks += [tail[name] or "" for name in ("intent", "models", "fixes", "resolved",
+                                                 "not reviewed")
                    if tail[name] and name not in dropped]
         blocks.append(_usage_block(report))
         if tail["notes"] and "notes" not in dropped:

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from ..errors import ConfigError
 from ..evaluation.findings import Finding
+from ..usage_counts import USAGE_COUNTS
 from .model import ItemReport, NotReviewed, Outcome, Report, RuleReport, Usage
 
 #: The file each shard's ``--secreview-report`` directory holds.
@@ -30,8 +31,7 @@ SUMMARY_NAME = "summary.json"
 DURATIONS_NAME = "durations.json"
 
 _OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "skipped", "error")
-_USAGE_KEYS = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cached_tokens",
-               "reasoning_tokens")
+_USAGE_KEYS = USAGE_COUNTS
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..evaluation.findings import Finding
+from ..fix.result import FixResult
 from ..severity import Severity
 
 SCHEMA_VERSION: Literal["1"] = "1"
@@ -26,6 +27,8 @@ class _Model(BaseModel):
 #: A finding in the report is the domain :class:`Finding` itself (pydantic validates the
 #: dataclass; its schema is ``finding.schema.json``). The alias keeps report code readable.
 FindingReport = Finding
+#: Fix mode's outcome for one finding is the domain :class:`FixResult` itself, likewise.
+FixReport = FixResult
 
 
 class RuleReport(_Model):
@@ -112,6 +115,9 @@ class ItemReport(_Model):
     assessments: list[AssessmentReport] = Field(
         default_factory=list, description="One judgment per model: the intent audit's, and a "
         "rule's item's when several models reviewed it (empty with one model).")
+    fixes: list[FixReport] = Field(
+        default_factory=list, description="--secreview-mode=fix: one proposed patch per "
+        "confirmed finding, kept (it applies and removes the finding) or dropped, and why.")
 
 
 class NotReviewed(_Model):
@@ -130,6 +136,7 @@ class Usage(_Model):
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     cost_usd: float | None = 0.0
 

@@ -55,6 +55,9 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
         for nodeid, result in sorted(summary.items.items()):
             if result.artifact is not None:
                 writer.write_item(nodeid, result.artifact, result.outcome)
+        from .fixes import write_fixes  # fix mode's patches, when there are any
+
+        fix_lines = write_fixes(writer, report, review.repo)
         write_summary_json(report, report_dir)
     except OSError as exc:
         # The items' outcomes stand; the terminal says what could not be written.
@@ -62,6 +65,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
         return report, lines
     lines.append(f"artifacts: {root}")
     lines.append(f"report: {report_dir / 'summary.json'}")
+    lines.extend(fix_lines)
     progress = review.config.pluginmanager.get_plugin("secreview-progress")
     if progress is not None:
         lines.extend(f"progress comment: {w}" for w in progress.comment.warnings)

@@ -15,6 +15,7 @@ import pytest
 
 from ..severity import Severity, worst_first
 from ..unreviewed import NOT_REVIEWED_PROPERTY
+from ..usage_counts import USAGE_COUNTS
 
 
 @dataclass
@@ -39,6 +40,7 @@ class ItemResult:
     duration: float = 0.0  # seconds over every phase
     risk_evidence: dict[str, Any] | None = None  # the intent audit's, apart from judgment
     assessments: list[dict[str, Any]] = field(default_factory=list)
+    fixes: list[dict[str, Any]] = field(default_factory=list)  # fix mode's patches
 
 
 @dataclass(eq=False)  # registered as a pluggy plugin, which must be hashable
@@ -76,6 +78,8 @@ class Summary:
             result.risk_evidence = json.loads(props["secreview_risk_evidence"])
         if "secreview_assessments" in props:  # the intent audit's, or several models'
             result.assessments = json.loads(props["secreview_assessments"])
+        if "secreview_fixes" in props:
+            result.fixes = json.loads(props["secreview_fixes"])
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)
@@ -95,8 +99,7 @@ class Summary:
     def usage_totals(self) -> dict[str, Any]:
         """Model calls, tool calls, tokens and cost summed over every item; cost is None when
         any item's model had no known price (a partial sum would understate it)."""
-        keys = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cached_tokens",
-                "reasoning_tokens")
+        keys = USAGE_COUNTS
         totals: dict[str, Any] = dict.fromkeys(keys, 0)
         cost: float | None = 0.0
         for result in self.items.values():

@@ -79,7 +79,8 @@ def write_summary(
         cost = "unknown" if usage["cost_usd"] is None else f"${usage['cost_usd']:.4f}"
         tr.line(
             f"usage: {usage['model_calls']} model call(s), {usage['tool_calls']} tool call(s), "
-            f"{usage['input_tokens']} input tokens ({usage['cached_tokens']} cached), "
+            f"{usage['input_tokens']} input tokens ({usage['cached_tokens']} cached, "
+            f"{usage['cache_write_tokens']} cache writes), "
             f"{usage['output_tokens']} output tokens ({usage['reasoning_tokens']} reasoning), "
             f"estimated cost {cost}"
         )
