@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .evaluation.prompt import DEFAULT_MAX_CONTEXT_CHARS
 from .invocation import CommandLine, parse_command_line, trusted_args
 from .severity import Severity
 
@@ -54,6 +55,13 @@ def _positive_float(value: str) -> float:
     number = _non_negative_float(value)
     if number == 0:
         raise ValueError("must be greater than 0")
+    return number
+
+
+def _unit_float(value: str) -> float:
+    number = _non_negative_float(value)
+    if number > 1:
+        raise ValueError("must be between 0 and 1")
     return number
 
 
@@ -182,6 +190,26 @@ SPECS: tuple[OptionSpec, ...] = (
                "rule matched) or model (the model also reads the PR's file list and may add "
                "rules on files, never drop one)", parse=_choice("rules", "model"),
                default="rules", metavar="{rules,model}"),
+    # -- precision: the second look, team instructions, confidence, prompt budget --------
+    OptionSpec("verify", "the model's second look before a finding can fail an item: pattern "
+               "and scanner findings are confirmed or dismissed, and each model finding at or "
+               "above --secreview-fail-on goes to an independent, skeptical verifier that sees "
+               "the whole file. Dismissed findings stay in JSON and SARIF as suppressed, with "
+               "the reason. Default true when a model is set; false turns both checks off",
+               parse=_flag, metavar="{true,false}", gate=True),
+    OptionSpec("instructions", "the team's instructions (markdown) added to every model "
+               "prompt as team policy: what is in scope, trusted inputs, internal frameworks. "
+               "Read from the base revision like the rules (--secreview-rules-from). Default: "
+               ".secreview/instructions.md when the base revision has it",
+               parse=Path, metavar="FILE", gate=True),
+    OptionSpec("min-confidence", "findings whose stated confidence (0..1) is below this "
+               "neither fail an item nor become inline comments; they stay in JSON and SARIF, "
+               "marked. A finding that states no confidence is kept and shown as 'no "
+               "confidence stated'", parse=_unit_float, metavar="0..1", gate=True),
+    OptionSpec("max-context-chars", "characters of changed hunks pre-loaded into one item's "
+               "review prompt; hunks over it are listed by name in the prompt and the summary "
+               "and stay reachable through the tools", parse=_positive_int,
+               default=DEFAULT_MAX_CONTEXT_CHARS, metavar="N"),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
                metavar="MODEL", gate=True),
     OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
@@ -281,6 +309,10 @@ class Settings:
     consensus: str = "any"
     fallback_model: str | None = None
     triage: str = "rules"
+    verify: bool | None = None  # None: on when a model is set
+    instructions: Path | None = None
+    min_confidence: float | None = None
+    max_context_chars: int = DEFAULT_MAX_CONTEXT_CHARS
     max_turns: int = 10
     max_output_tokens: int = 4096
     max_tool_calls: int = 40

@@ -91,6 +91,7 @@ def write_summary(
         if note not in review.warnings:
             tr.line(f"note: {one_line(note)}", yellow=True)
     write_coverage(tr, review)
+    write_not_preloaded(tr, summary)
     if review.deselected or (review.selection and not summary.items):
         given = " ".join(f"{k}={v!r}" for k, v in sorted(review.selection.items()))
         tr.line(f"{review.deselected} review item(s) deselected ({given or 'selection options'})"
@@ -186,3 +187,19 @@ def write_triage_counts(tr: TerminalReporter, findings: list[dict[str, object]])
         tr.line("finding triage: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
                 + (" (dismissed ones are kept as suppressed in JSON and SARIF, with the "
                    "reason, and fail nothing)" if counts["dismissed"] else ""))
+
+
+def write_not_preloaded(tr: TerminalReporter, summary: Summary) -> None:
+    """The hunks left out of items' prompts by ``--secreview-max-context-chars`` (the model
+    could still read them with its tools)."""
+    items = [(r, r.usage.get("not_preloaded") or []) for r in summary.items.values()]
+    items = [(r, left) for r, left in items if left]
+    if not items:
+        return
+    tr.line(f"not pre-loaded into the prompt (over --secreview-max-context-chars; reachable "
+            f"through the tools): {sum(len(left) for _, left in items)} hunk(s) in "
+            f"{len(items)} item(s)", yellow=True)
+    for result, left in items[:MAX_PER_REASON]:
+        shown = "; ".join(str(x) for x in left[:3]) + (
+            f" and {len(left) - 3} more" if len(left) > 3 else "")
+        tr.line(f"  {result.rule} on {one_line(result.path)}: {one_line(shown)}")
