@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .evaluation.prompt import DEFAULT_MAX_CONTEXT_CHARS
 from .invocation import CommandLine, parse_command_line, trusted_args
 from .severity import Severity
 
@@ -63,6 +62,11 @@ def _unit_float(value: str) -> float:
     if number > 1:
         raise ValueError("must be between 0 and 1")
     return number
+
+
+#: Characters of hunks pre-loaded into one item's prompt (``--secreview-max-context-chars``);
+#: above a coverage batch's 40,000, so the general review's batches fit whole by default.
+DEFAULT_MAX_CONTEXT_CHARS = 60_000
 
 
 def _price(value: str) -> tuple[str, Price]:
@@ -208,7 +212,8 @@ SPECS: tuple[OptionSpec, ...] = (
                "confidence stated'", parse=_unit_float, metavar="0..1", gate=True),
     OptionSpec("max-context-chars", "characters of changed hunks pre-loaded into one item's "
                "review prompt; hunks over it are listed by name in the prompt and the summary "
-               "and stay reachable through the tools", parse=_positive_int,
+               f"and stay reachable through the tools (default: {DEFAULT_MAX_CONTEXT_CHARS})",
+               parse=_positive_int,
                default=DEFAULT_MAX_CONTEXT_CHARS, metavar="N"),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
                metavar="MODEL", gate=True),

@@ -406,3 +406,25 @@ def test_a_finding_without_a_confidence_round_trips_as_none() -> None:
     assert [f.muted for f in marked] == [False, True]
     assert marked[0].confidence_text() == "no confidence stated"
     assert below_confidence([low], None)[0].below_min_confidence is False
+
+
+def test_muted_findings_get_no_inline_comment_and_unstated_confidence_says_so() -> None:
+    from pytest_secreview.github.comments import publish
+    from pytest_secreview.github.context import PullRequest
+    from tests.fake_github import FakeGitHub, make_client, make_finding, make_report, make_token
+    from tests.test_github_comments import PATCH
+
+    low = make_finding(title="below the minimum", line=2, confidence=0.2,
+                       below_min_confidence=True)
+    unstated = make_finding(title="unstated", line=3, confidence=None)
+    dismissed = make_finding(title="dismissed", line=4, triage="dismissed",
+                             triage_reason="test code")
+    token = make_token()
+    with FakeGitHub(token=token, files={"app/run.py": PATCH}) as github:
+        pr = PullRequest(repository=github.repository, number=github.number,
+                         api_url=github.api_url, head_sha=github.head_sha, token=token)
+        result = publish(make_report([low, unstated, dismissed]), pr, mode="inline",
+                         client=make_client(github.api_url, token))
+        assert result.inline_posted == 1
+        (comment,) = github.review_comments
+        assert "unstated" in comment["body"] and "no confidence stated" in comment["body"]

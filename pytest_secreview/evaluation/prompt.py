@@ -24,11 +24,6 @@ _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 #: Bumped whenever a prompt file changes meaning; part of the evaluation cache key.
 PROMPT_VERSION = "3"
 
-#: Characters of hunks pre-loaded into one item's prompt (``--secreview-max-context-chars``);
-#: above a coverage batch's 40,000, so the general review's batches fit whole by default.
-DEFAULT_MAX_CONTEXT_CHARS = 60_000
-
-
 @cache
 def load(name: str) -> str:
     """The text of ``prompts/<name>.md``."""
@@ -115,10 +110,12 @@ class Preloaded:
                 f"<<<UNTRUSTED {boundary}\n{shown}{more}\nUNTRUSTED {boundary}>>>\n\n")
 
 
-def hunks_within(target: Target, budget: int) -> Preloaded:
+def hunks_within(target: Target, budget: int | None) -> Preloaded:
     """:func:`hunks_text` within ``budget`` characters, cut at hunk boundaries in order: a
     hunk that does not fit is named in ``left_out`` (never silently dropped, never cut in
-    the middle) and the ones after it may still fit."""
+    the middle) and the ones after it may still fit. ``None``: no budget."""
+    if budget is None:
+        return Preloaded(hunks_text(target))
     parts = target.parts if isinstance(target, BatchTarget) else (
         FileHunks(target.file, target.hunks),)
     batch = isinstance(target, BatchTarget)

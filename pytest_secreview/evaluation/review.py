@@ -33,10 +33,8 @@ from .evaluate import AgentOutput
 from .findings import Finding
 from .guidance import Guidance
 from .prompt import (
-    DEFAULT_MAX_CONTEXT_CHARS,
     PROMPT_VERSION,
     Preloaded,
-    hunks_text,
     hunks_within,
     new_boundary,
     system_prompt,
@@ -73,7 +71,7 @@ class ModelReviewer:
         guidance: Guidance | None = None,
         verify: bool = True,
         verify_at: Severity | None = None,
-        max_context_chars: int = DEFAULT_MAX_CONTEXT_CHARS,
+        max_context_chars: int | None = None,
     ) -> None:
         self.repo = repo
         #: The team's instructions and precedents (read from the base revision).
@@ -83,6 +81,8 @@ class ModelReviewer:
         #: findings at or above ``verify_at`` (the fail threshold; None: no verifier).
         self.verify = verify
         self.verify_at = verify_at
+        #: Characters of hunks pre-loaded per item (``--secreview-max-context-chars``; the
+        #: session always passes one); None: no budget.
         self.max_context_chars = max_context_chars
         self.diff = diff
         self.loop = AgentLoop(model, fallback)
@@ -186,7 +186,8 @@ class ModelReviewer:
 
         if not any(chosen(f) for f in findings):
             return findings, {}
-        hunks = redact(hunks_text(target))
+        # The same pre-loading budget as the review; the tools reach the rest.
+        hunks = redact(hunks_within(target, self.max_context_chars).text)
         key = None
         if self.cache is not None:
             key = cache_key({

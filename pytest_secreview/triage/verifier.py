@@ -47,16 +47,16 @@ def verifier_check(rule: Rule, team_precedents: tuple[str, ...], path: str,
                  "the verifier")
 
 
-def numbered(text: str, limit: int) -> str:
-    """``text`` with line numbers, cut at ``limit`` characters with a note (the rest is a
-    ``read_file`` away)."""
+def numbered(text: str, limit: int | None) -> str:
+    """``text`` with line numbers, cut at ``limit`` characters (None: whole) with a note
+    (the rest is a ``read_file`` away)."""
     lines = text.splitlines()
     width = len(str(len(lines)))
     out: list[str] = []
     used = 0
     for number, line in enumerate(lines, 1):
         row = f"{number:>{width}} | {line}"
-        if used + len(row) + 1 > limit:
+        if limit is not None and used + len(row) + 1 > limit:
             out.append(f"[cut at {limit:,} characters; lines {number}-{len(lines)} are not "
                        "shown: read them with read_file]")
             break
