@@ -314,6 +314,8 @@ def test_min_confidence_mutes_low_findings_and_keeps_unstated_ones(
     out = result.stdout.str()
     assert "1 finding(s) at or above CRITICAL" in out
     assert "no confidence stated" in out
+    assert "below --secreview-min-confidence: 1 finding(s)" in out
+    assert "app.py:8  CRITICAL  SQL injection in search  (sqli)  [below --secreview-min" in out
     by_line = {f["line"]: f for f in _summary(pytester)["findings"]}
     assert by_line[8]["below_min_confidence"] is True and by_line[8]["confidence"] == 0.3
     assert by_line[7]["below_min_confidence"] is False and by_line[7]["confidence"] is None

@@ -54,9 +54,15 @@ def write_summary(
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
         write_triage_counts(tr, findings)
+        muted = sum(1 for f in findings if f.get("below_min_confidence"))
+        if muted:
+            tr.line(f"below --secreview-min-confidence: {muted} finding(s) (kept in JSON and "
+                    "SARIF, marked; they fail nothing and get no inline comment)")
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
-            mark = "  [dismissed by the model]" if f.get("triage") == "dismissed" else ""
+            mark = ("  [dismissed by the model]" if f.get("triage") == "dismissed"
+                    else "  [below --secreview-min-confidence]"
+                    if f.get("below_min_confidence") else "")
             tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
                     f"{one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:

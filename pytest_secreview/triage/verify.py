@@ -6,8 +6,9 @@ the reason, and no longer fail the item. Without a model, or when the model cann
 they stand and are marked "untriaged". A literal credential (category ``secrets``) is a fact,
 not a judgement: it is never offered for dismissal.
 
-:func:`verify_findings` takes any findings, so a second-opinion pass over the model's own
-findings (a verifier) can reuse it unchanged: pass them in, keep the confirmed ones.
+:func:`verify_findings` takes any findings and a :class:`Check` (the prompt, which findings
+it decides, its context): the verifier of the model's own findings
+(:mod:`pytest_secreview.triage.verifier`) is the same loop with its own check.
 """
 
 from __future__ import annotations
