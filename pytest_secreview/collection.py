@@ -133,7 +133,11 @@ def format_finding(finding: Finding) -> str:
     meta = [f"rule {finding.rule}", f"source {finding.source}"]
     if finding.cwe:
         meta.append(finding.cwe)
+    if finding.confidence != 1.0:  # an exact pattern's certainty goes without saying
+        meta.append(finding.confidence_text())
     lines.append("    (" + ", ".join(meta) + ")")
+    if finding.triage:  # what the second look said (or why it could not look)
+        lines.append(f"    {finding.triage}: {one_line(finding.triage_reason)}")
     return "\n".join(lines)
 
 
@@ -190,9 +194,10 @@ class RuleItem(pytest.Item):
 
     def _failing(self, evaluation: Evaluation) -> list[Finding]:
         threshold = self.review.settings.fail_on
-        # A finding the model dismissed (with its reason) is reported, suppressed, never failing.
+        # A finding the model dismissed (with its reason), or one below
+        # --secreview-min-confidence, is reported and marked, never failing.
         return [f for f in evaluation.findings
-                if f.severity.at_least(threshold) and not f.dismissed]
+                if f.severity.at_least(threshold) and not f.muted]
 
     def _record(self, evaluation: Evaluation, error: str | None = None) -> None:
         findings = [f.to_json() for f in evaluation.findings]

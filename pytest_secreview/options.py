@@ -58,6 +58,18 @@ def _positive_float(value: str) -> float:
     return number
 
 
+def _unit_float(value: str) -> float:
+    number = _non_negative_float(value)
+    if number > 1:
+        raise ValueError("must be between 0 and 1")
+    return number
+
+
+#: Characters of hunks pre-loaded into one item's prompt (``--secreview-max-context-chars``);
+#: above a coverage batch's 40,000, so the general review's batches fit whole by default.
+DEFAULT_MAX_CONTEXT_CHARS = 60_000
+
+
 def _price(value: str) -> tuple[str, Price]:
     # Imported here: the provider layer is not loaded unless the review needs it.
     from .llm.pricing import price_from_mapping
@@ -195,6 +207,27 @@ SPECS: tuple[OptionSpec, ...] = (
                "comment event that mentions the handle)",
                parse=_choice("review", "fix", "mention"), default=None,
                metavar="{review,fix,mention}", gate=True),
+    # -- precision: the second look, team instructions, confidence, prompt budget --------
+    OptionSpec("verify", "the model's second look before a finding can fail an item: pattern "
+               "and scanner findings are confirmed or dismissed, and each model finding at or "
+               "above --secreview-fail-on goes to an independent, skeptical verifier that sees "
+               "the whole file. Dismissed findings stay in JSON and SARIF as suppressed, with "
+               "the reason. Default true when a model is set; false turns both checks off",
+               parse=_flag, metavar="{true,false}", gate=True),
+    OptionSpec("instructions", "the team's instructions (markdown) added to every model "
+               "prompt as team policy: what is in scope, trusted inputs, internal frameworks. "
+               "Read from the base revision like the rules (--secreview-rules-from). Default: "
+               ".secreview/instructions.md when the base revision has it",
+               parse=Path, metavar="FILE", gate=True),
+    OptionSpec("min-confidence", "findings whose stated confidence (0..1) is below this "
+               "neither fail an item nor become inline comments; they stay in JSON and SARIF, "
+               "marked. A finding that states no confidence is kept and shown as 'no "
+               "confidence stated'", parse=_unit_float, metavar="0..1", gate=True),
+    OptionSpec("max-context-chars", "characters of changed hunks pre-loaded into one item's "
+               "review prompt; hunks over it are listed by name in the prompt and the summary "
+               f"and stay reachable through the tools (default: {DEFAULT_MAX_CONTEXT_CHARS})",
+               parse=_positive_int,
+               default=DEFAULT_MAX_CONTEXT_CHARS, metavar="N"),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
                metavar="MODEL", gate=True),
     OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
@@ -315,6 +348,10 @@ class Settings:
     fallback_model: str | None = None
     triage: str = "rules"
     mode: str | None = None  # None: chosen by the event (see :mod:`.modes`)
+    verify: bool | None = None  # None: on when a model is set
+    instructions: Path | None = None
+    min_confidence: float | None = None
+    max_context_chars: int = DEFAULT_MAX_CONTEXT_CHARS
     max_turns: int = 10
     max_output_tokens: int = 4096
     max_tool_calls: int = 40

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from collections.abc import Callable
 
     from .analysis.session import TaintSession
+    from .evaluation.guidance import Guidance
     from .evaluation.review import ModelReviewer
     from .fix.run import Fixer
     from .llm.base import ChatModel
@@ -130,7 +131,8 @@ class ReviewState:
 
         verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
         evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
-                              taint=self.taint, verify=verify)
+                              taint=self.taint, verify=verify,
+                              min_confidence=self.settings.min_confidence)
         if self.settings.mode == "fix" and self.agent is not None:
             evaluation = self.fixer.fix(target, evaluation)
         return evaluation
@@ -261,16 +263,21 @@ def build_reviewer(
         return model
 
     from .evaluation.consensus import consensus_review
+    from .evaluation.guidance import load_guidance
 
     cache_dir = _cache_dir(config, settings, repo, diff.head_sha, notes)
+    # The team's instructions and precedents, from the base revision like the rules.
+    guidance = load_guidance(repo, diff.base_sha, config.invocation_params.dir,
+                             settings.instructions, settings.rules_from, notes)
     # One reviewer per model, each with its own cache entries (keyed by its model id).
-    return consensus_review([_reviewer(settings, repo, diff, session_dir, cache_dir, make, name)
+    return consensus_review([_reviewer(settings, repo, diff, session_dir, cache_dir, make, name,
+                                       guidance)
                              for name in settings.models], settings.consensus)
 
 
 def _reviewer(settings: Settings, repo: Path, diff: Diff, session_dir: Path,
               cache_dir: Path | None, make: Callable[[str], ChatModel],
-              name: str) -> ModelReviewer:
+              name: str, guidance: Guidance) -> ModelReviewer:
     from .budget import Budget
     from .cache import EvaluationCache
     from .evaluation.review import ModelReviewer
@@ -294,4 +301,8 @@ def _reviewer(settings: Settings, repo: Path, diff: Diff, session_dir: Path,
         budget=Budget(session_dir, settings.max_cost) if settings.max_cost is not None else None,
         session_secret=session_secret(session_dir),
         make_model=make,
+        guidance=guidance,
+        verify=settings.verify is not False,  # default on when a model is set
+        verify_at=settings.fail_on,
+        max_context_chars=settings.max_context_chars,
     )

@@ -101,7 +101,8 @@ def assess_intent(
         return []  # a verdict is not a finding; it is kept above
 
     request = ReviewRequest(
-        system=_fill(_SYSTEM, instructions=rule.instructions, boundary=boundary),
+        # The team's policy (base revision) after the audit's own method.
+        system=_fill(_SYSTEM, instructions=rule.instructions, boundary=boundary) + reviewer.team,
         task=_fill(_TASK, base=diff.base_sha[:12], head=diff.head_sha[:12],
                    files=str(len(diff.files)), boundary=boundary, statement=said,
                    stat=diff_stat(diff), evidence=found, max_turns=str(max_turns)),

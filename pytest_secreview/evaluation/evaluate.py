@@ -61,8 +61,10 @@ class AgentOutput:
 #: plugin when a model is configured.
 AgentReview = Callable[[Target, tuple[Finding, ...]], AgentOutput]
 
-#: Confirms or dismisses an item's pattern and scanner findings (see
-#: :mod:`pytest_secreview.triage.verify`); returns every finding and the usage of the check.
+#: The second look: confirms or dismisses an item's pattern and scanner findings and the
+#: model's findings at the fail threshold (see :mod:`pytest_secreview.triage.verify` and
+#: :mod:`pytest_secreview.triage.verifier`); returns every finding and the usage of the
+#: check ({} when it asked no model).
 Verifier = Callable[[Target, tuple[Finding, ...]], tuple[tuple[Finding, ...], dict[str, Any]]]
 
 _USAGE_SUMS = USAGE_COUNTS
@@ -75,13 +77,16 @@ def evaluate(
     scanners: ScannerSession | None = None,
     taint: TaintSession | None = None,
     verify: Verifier | None = None,
+    min_confidence: float | None = None,
 ) -> Evaluation:
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
     ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
-    dataflow session) runs the rule's ``taint:`` section; ``verify`` is the model's check of
-    pattern and scanner findings (None: no model)."""
+    dataflow session) runs the rule's ``taint:`` section; ``verify`` is the model's second
+    look (None: no model); findings whose stated confidence is below ``min_confidence``
+    are marked (:func:`below_confidence`)."""
     if isinstance(target, DataflowTarget):
-        return _dataflow_only(target, taint, keep)
+        found = _dataflow_only(target, taint, keep)
+        return replace(found, findings=below_confidence(found.findings, min_confidence))
     deterministic: list[Finding] = []
     taint_not_reviewed: str | None = None
     # A batch of the general review holds several files: each one's own checks.
@@ -115,8 +120,9 @@ def evaluate(
                 # The model review broke; what the patterns found still stands.
                 # With several models, the findings their consensus counted stand too.
                 both = [*findings, *exc.findings]
-                exc.findings = tuple(sorted(merge_findings(f for f in both if keep(f)),
-                                            key=Finding.sort_key))
+                exc.findings = below_confidence(sorted(
+                    merge_findings(f for f in both if keep(f)), key=Finding.sort_key),
+                    min_confidence)
                 raise
             findings = [*record_verdicts(findings, output.findings), *output.findings]
             mode, usage, transcript = output.mode, output.usage, output.transcript
@@ -128,7 +134,8 @@ def evaluate(
             not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
     kept = sorted(merge_findings(f for f in findings if keep(f)), key=Finding.sort_key)
     kept, usage = _triage(target, kept, usage, verify)
-    return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
+    return Evaluation(below_confidence(kept, min_confidence), mode, usage, not_reviewed,
+                      cached=cached,
                       transcript=transcript, sent=sent, assessments=assessments)
 
 
@@ -148,15 +155,18 @@ def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,
 
 def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
             verify: Verifier | None) -> tuple[list[Finding], dict[str, Any]]:
-    """Generate, then verify: pattern and scanner findings go to the model's check when there
-    is a model; without one they stand, marked untriaged."""
-    if not any(f.source == "pattern" or f.source.startswith("scanner:") for f in findings):
-        return findings, usage
-    from ..triage.verify import untriaged  # loaded only when there is something to check
-
+    """Generate, then verify: with a model, the findings go to its second look (which picks
+    the pattern and scanner findings, and the model's own at the fail threshold); without
+    one, pattern and scanner findings stand, marked untriaged."""
     if verify is None:
+        if not any(f.source == "pattern" or f.source.startswith("scanner:") for f in findings):
+            return findings, usage
+        from ..triage.verify import untriaged  # loaded only when there is something to mark
+
         return untriaged(findings, "no model configured to verify it"), usage
     checked, check_usage = verify(target, tuple(findings))
+    if not check_usage:  # nothing was asked of a model (or it failed before answering)
+        return sorted(checked, key=Finding.sort_key), usage
     merged = dict(usage) or {k: 0 for k in _USAGE_SUMS}
     for key in _USAGE_SUMS:
         merged[key] = int(merged.get(key) or 0) + int(check_usage.get(key) or 0)
@@ -166,6 +176,16 @@ def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
         merged.setdefault("models", check_usage.get("models", []))
     merged["verify"] = check_usage
     return sorted(checked, key=Finding.sort_key), merged
+
+
+def below_confidence(findings: Iterable[Finding], minimum: float | None
+                     ) -> tuple[Finding, ...]:
+    """``findings`` with those whose stated confidence is below ``minimum``
+    (``--secreview-min-confidence``) marked: reported, failing nothing, never commented
+    inline. A finding that states no confidence is not given one: it is kept as it is."""
+    return tuple(replace(f, below_min_confidence=True)
+                 if minimum is not None and f.confidence is not None and f.confidence < minimum
+                 else f for f in findings)
 
 
 def sum_usage(usages: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -220,5 +240,11 @@ def _merge_two(first: Finding, second: Finding) -> Finding:
         exploit_scenario=winner.exploit_scenario or other.exploit_scenario,
         recommendation=winner.recommendation or other.recommendation,
         suggestion=winner.suggestion or other.suggestion,
-        confidence=max(winner.confidence, other.confidence),
+        confidence=_higher(winner.confidence, other.confidence),
     )
+
+
+def _higher(first: float | None, second: float | None) -> float | None:
+    """The higher stated confidence; None only when neither stated one."""
+    stated = [c for c in (first, second) if c is not None]
+    return max(stated) if stated else None

@@ -55,19 +55,38 @@ class Finding:
     exploit_scenario: str = ""
     recommendation: str = ""
     suggestion: str | None = None
-    confidence: float = 1.0
+    #: 0..1, how sure the check is that the finding is real; None when it stated none (a
+    #: model may omit it: no number is invented). See :meth:`confidence_text`.
+    confidence: float | None = 1.0
     fingerprint: str = ""
     flow: tuple[FlowStep, ...] = ()  # a taint finding's path from source to sink
     #: For pattern and scanner findings: "confirmed" or "dismissed" by the model (with
     #: ``triage_reason``), or "untriaged" when no model checked it. None for a model's own.
     triage: str | None = None
     triage_reason: str = ""
+    #: How sure the check (triage or verifier) was of its verdict, when it said.
+    triage_confidence: float | None = None
+    #: Its confidence is below ``--secreview-min-confidence``: reported and marked, but it
+    #: neither fails an item nor becomes an inline comment.
+    below_min_confidence: bool = False
 
     @property
     def dismissed(self) -> bool:
         """True when the model dismissed it: kept in every report as suppressed, with the
         reason, and never failing an item."""
         return self.triage == "dismissed"
+
+    @property
+    def muted(self) -> bool:
+        """True when the finding is reported but fails nothing and is not commented inline:
+        dismissed by the model, or below ``--secreview-min-confidence``."""
+        return self.dismissed or self.below_min_confidence
+
+    def confidence_text(self) -> str:
+        """``confidence 0.80``, or ``no confidence stated``."""
+        if self.confidence is None:
+            return "no confidence stated"
+        return f"confidence {self.confidence:.2f}"
 
     def to_json(self) -> dict[str, Any]:
         """JSON-safe dict (the ``finding.schema.json`` shape)."""

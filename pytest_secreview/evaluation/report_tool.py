@@ -62,8 +62,9 @@ class ReportedFinding(BaseModel):
         default=None,
         description="Replacement code for the reported lines, when the fix is that edit.",
     )
-    confidence: float = Field(
-        default=0.8, ge=0.0, le=1.0, description="0..1: how sure you are it is real."
+    confidence: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="0..1: how sure you are it is real. Omitted: recorded as not stated.",
     )
     # The plugin sets these; whatever a model sends is accepted and ignored (any type).
     rule: SkipJsonSchema[Any] = Field(default=None, exclude=True)

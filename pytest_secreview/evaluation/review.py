@@ -15,6 +15,7 @@ import httpx
 from google.auth.exceptions import GoogleAuthError
 
 from .. import __version__
+from ..audit.statement import cap
 from ..budget import Budget
 from ..cache import EvaluationCache, cache_key
 from ..diff.model import Diff, FileDiff
@@ -23,6 +24,7 @@ from ..github.context import PullRequest
 from ..llm.base import ChatModel
 from ..llm.pricing import Price
 from ..rules.matcher import BatchTarget, FileHunks, Target
+from ..severity import Severity
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
 from ..usage import ReviewUsage
@@ -30,8 +32,20 @@ from ..usage_counts import USAGE_COUNTS
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
 from .findings import Finding
-from .prompt import PROMPT_VERSION, hunks_text, new_boundary, system_prompt, task_prompt
+from .guidance import Guidance
+from .prompt import (
+    PROMPT_VERSION,
+    Preloaded,
+    hunks_within,
+    new_boundary,
+    system_prompt,
+    task_prompt,
+    team_policy,
+)
 from .report_tool import validate_report
+
+#: Why a finding was not given a second look when ``--secreview-verify=false``.
+VERIFY_OFF = "--secreview-verify=false: no second look"
 
 
 class ModelReviewer:
@@ -55,8 +69,22 @@ class ModelReviewer:
         budget: Budget | None = None,
         session_secret: str | None = None,
         make_model: Callable[[str], ChatModel] | None = None,
+        guidance: Guidance | None = None,
+        verify: bool = True,
+        verify_at: Severity | None = None,
+        max_context_chars: int | None = None,
     ) -> None:
         self.repo = repo
+        #: The team's instructions and precedents (read from the base revision).
+        self.guidance = guidance or Guidance()
+        self.team = team_policy(self.guidance.instructions, self.guidance.instructions_source)
+        #: ``--secreview-verify``: the triage of pattern findings and the verifier of model
+        #: findings at or above ``verify_at`` (the fail threshold; None: no verifier).
+        self.verify = verify
+        self.verify_at = verify_at
+        #: Characters of hunks pre-loaded per item (``--secreview-max-context-chars``; the
+        #: session always passes one); None: no budget.
+        self.max_context_chars = max_context_chars
         self.diff = diff
         self.loop = AgentLoop(model, fallback)
         # Rules may name a model of their own (frontmatter `model`); built once per name.
@@ -126,6 +154,7 @@ class ModelReviewer:
             "max_turns": rule.max_turns or self.max_turns,
             "max_output_tokens": self.max_output_tokens, "temperature": self.temperature,
             "max_tool_calls": self.max_tool_calls, "max_tokens": self.max_tokens,
+            "guidance": self.guidance.digest, "max_context_chars": self.max_context_chars,
         })
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
@@ -140,18 +169,34 @@ class ModelReviewer:
 
     def verify_findings(self, target: Target, findings: tuple[Finding, ...]
                         ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
-        """The model's check of the item's pattern and scanner findings (generate, then
-        verify; :mod:`pytest_secreview.triage.verify`). Cached like a review; never raises:
-        a failure leaves the findings untriaged."""
-        from ..triage.verify import untriaged, verify_findings
+        """The second look (``--secreview-verify``): the model's triage of the item's pattern
+        and scanner findings over the changed hunks, then the verifier's independent look at
+        each model finding at or above the fail threshold, over its whole file
+        (:mod:`pytest_secreview.triage.verify`, :mod:`pytest_secreview.triage.verifier`).
+        Cached like a review; never raises: a failure leaves the findings standing, marked
+        "untriaged" with why."""
+        from ..triage.verifier import to_verify
+        from ..triage.verify import offered, untriaged
 
-        hunks = redact(hunks_text(target))
+        if not self.verify:
+            return tuple(untriaged(findings, VERIFY_OFF)), {}
+        verifier = to_verify(self.verify_at) if self.verify_at is not None else None
+
+        def chosen(f: Finding) -> bool:
+            return offered(f) or (verifier is not None and verifier(f))
+
+        if not any(chosen(f) for f in findings):
+            return findings, {}
+        # The same pre-loading budget as the review; the tools reach the rest.
+        hunks = redact(hunks_within(target, self.max_context_chars).text)
         key = None
         if self.cache is not None:
             key = cache_key({
-                "verify": 1, "plugin": __version__, "rule": target.rule.content_sha,
-                "hunks": hunks, "model": self.loop_for(target).model.model_id,
-                "findings": [f.to_json() for f in findings],
+                "verify": 2, "plugin": __version__, "rule": target.rule.content_sha,
+                "prompts": PROMPT_VERSION, "hunks": hunks,
+                "model": self.loop_for(target).model.model_id,
+                "findings": [f.to_json() for f in findings], "guidance": self.guidance.digest,
+                "verify_at": self.verify_at.value if self.verify_at else None,
                 "blobs": [self.blobs.get(p.file.path) for p in target.parts],
             })
             hit = self.cache.get(key)
@@ -162,19 +207,51 @@ class ModelReviewer:
         try:
             if self.budget is not None:
                 self.budget.check(f"verifying findings of {target.rule.id} on {target.label}")
-            registry = build_registry(self.repo, base_sha=self.diff.base_sha,
-                                      head_sha=self.diff.head_sha, tree=self.tree)
-            boundary = self._boundary if self._boundary not in hunks else new_boundary(hunks)
-            checked, transcript = verify_findings(
-                self.loop_for(target), registry, findings, hunks=hunks, boundary=boundary,
-                usage=usage, max_output_tokens=self.max_output_tokens)
+            checked, transcript = self._second_look(target, findings, hunks, usage)
         except (SecreviewError, OSError, httpx.HTTPError, GoogleAuthError) as exc:
-            return tuple(untriaged(findings, f"the model could not verify it: {exc}")), {}
+            return tuple(untriaged(findings, f"the model could not verify it: {exc}",
+                                   chosen)), {}
         record = {**usage.finish(), "transcript": transcript}
         if self.cache is not None and key is not None and not any(
                 f.triage == "untriaged" for f in checked):
             self.cache.put(key, {"findings": [f.to_json() for f in checked], "usage": record})
         return tuple(checked), record
+
+    def _second_look(self, target: Target, findings: tuple[Finding, ...], hunks: str,
+                     usage: ReviewUsage) -> tuple[list[Finding], list[dict[str, Any]]]:
+        from ..triage.verifier import numbered, to_verify, verifier_check
+        from ..triage.verify import verify_findings
+
+        loop = self.loop_for(target)
+        registry = build_registry(self.repo, base_sha=self.diff.base_sha,
+                                  head_sha=self.diff.head_sha, tree=self.tree)
+        boundary = self._boundary if self._boundary not in hunks else new_boundary(hunks)
+        checked, transcript = verify_findings(
+            loop, registry, findings, hunks=hunks, boundary=boundary, usage=usage,
+            max_output_tokens=self.max_output_tokens, team=self.team)
+        if self.verify_at is None:
+            return checked, transcript
+        wanted = to_verify(self.verify_at)
+        team = self.guidance.precedents_for(target.rule.id)
+        for path in dict.fromkeys(f.path for f in checked if wanted(f)):
+            # One independent look per file: the whole file, only its own findings.
+            text = numbered(self._head_text(path), self.max_context_chars)
+            look = boundary if boundary not in text else new_boundary(text)
+            checked, more = verify_findings(
+                loop, registry, checked, hunks=text, boundary=look, usage=usage,
+                max_output_tokens=self.max_output_tokens, team=self.team,
+                check=verifier_check(target.rule, team, path, self.verify_at))
+            transcript += more
+        return checked, transcript
+
+    def _head_text(self, path: str) -> str:
+        """A head file's text for the verifier, redacted ('' when it is not a readable
+        regular file: the verifier reads around with the tools)."""
+        entry = self.tree.entries.get(path)
+        if entry is None or entry.kind != "file" or Gate().reason(path) is not None:
+            return "[the file cannot be shown; use read_file]"
+        data = self.tree.read_blob(entry, max_bytes=_COUNT_LIMIT)
+        return redact(data.decode("utf-8", "replace"))
 
     def _cached_review(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
         withheld = ""
@@ -189,19 +266,22 @@ class ModelReviewer:
             # A key, an .env file: its hunks are never sent; the patterns decide the item.
             return AgentOutput([], "deterministic", {}, not_reviewed=(
                 f"not sent to the model: {denied}; deterministic checks ran"))
-        hunks = redact(hunks_text(target))
+        preloaded = hunks_within(target, self.max_context_chars)
+        hunks = redact(preloaded.text)
         pr = self.pull_request
-        pr_context = redact(f"{pr.title}\n\n{pr.body}".strip())
+        # Title and body capped like the intent audit's statement (one definition).
+        pr_context = "\n\n".join(t for t in (cap(pr.title), cap(pr.body)) if t)
         key = self.cache_key(target, hunks, pr_context) if self.cache else None
         if self.cache is not None and key is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                return _from_cache(hit)
+                return _with_preloading(_from_cache(hit), preloaded)
         if self.budget is not None:
             self.budget.check(f"{target.rule.id} on {target.label}")
-        output = self._review(target, deterministic, hunks, pr_context)
+        output = self._review(target, deterministic, hunks, pr_context, preloaded)
         if withheld:
             output = replace(output, usage={**output.usage, "withheld": withheld})
+        output = _with_preloading(output, preloaded)
         if self.cache is not None and key is not None:
             self.cache.put(key, {  # best effort: a failed write loses nothing but time later
                 "findings": [f.to_json() for f in output.findings], "mode": output.mode,
@@ -211,7 +291,7 @@ class ModelReviewer:
         return output
 
     def _review(self, target: Target, deterministic: tuple[Finding, ...], hunks: str,
-                pr_context: str) -> AgentOutput:
+                pr_context: str, preloaded: Preloaded) -> AgentOutput:
         usage = ReviewUsage(prices=self.prices,
                             on_cost=self.budget.add if self.budget is not None else None)
         pr = self.pull_request
@@ -223,8 +303,9 @@ class ModelReviewer:
         registry = build_registry(self.repo, base_sha=self.diff.base_sha,
                                   head_sha=self.diff.head_sha, github=github, tree=self.tree)
         boundary = self._boundary
-        if boundary in hunks or boundary in pr_context:
-            boundary = new_boundary(hunks, pr_context)
+        left_out = "\n".join(preloaded.left_out)
+        if boundary in hunks or boundary in pr_context or boundary in left_out:
+            boundary = new_boundary(hunks, pr_context, left_out)
         rule = target.rule
         known = self.blobs.keys()
 
@@ -253,11 +334,12 @@ class ModelReviewer:
                 for path, file in files.items() if file.kind.value != "deleted")
 
         request = ReviewRequest(
-            system=system_prompt(target, boundary),
+            system=system_prompt(target, boundary, self.team),
             task=task_prompt(
                 target, hunks=hunks, boundary=boundary, base_sha=self.diff.base_sha,
                 head_sha=self.diff.head_sha, max_turns=rule.max_turns or self.max_turns,
                 deterministic=deterministic, pr_context=pr_context,
+                not_preloaded=preloaded.note(boundary),
             ),
             registry=registry,
             validate=validate,
@@ -286,6 +368,14 @@ class ModelReviewer:
 
 #: Files bigger than this are not read to check a reported line against their length.
 _COUNT_LIMIT = 8 << 20
+
+
+def _with_preloading(output: AgentOutput, preloaded: Preloaded) -> AgentOutput:
+    """The output with ``usage["not_preloaded"]`` naming the hunks over the budget (for the
+    summary), also on a cache hit."""
+    if not preloaded.left_out:
+        return output
+    return replace(output, usage={**output.usage, "not_preloaded": list(preloaded.left_out)})
 
 
 def _anchored(finding: Finding, file: FileDiff) -> Finding:

@@ -31,8 +31,8 @@ MAX_FIXES_PER_ITEM = 10
 
 def confirmed(findings: Sequence[Finding], threshold: Severity) -> list[Finding]:
     """The findings fix mode proposes patches for: at or above the threshold and not
-    dismissed (the ones that fail the item)."""
-    return [f for f in findings if f.severity.at_least(threshold) and not f.dismissed]
+    muted (the ones that fail the item)."""
+    return [f for f in findings if f.severity.at_least(threshold) and not f.muted]
 
 
 def suggestion_for(head: str, patched: str, line: int, end_line: int | None) -> str | None:

@@ -94,8 +94,8 @@ def inline_body(finding: FindingReport, rule: RuleReport | None, *, suggestion: 
     doc = documentation_line(rule)
     if doc:
         parts.append(doc)
-    parts.append(f"<sub>rule {inline_code(finding.rule, 120)} · confidence "
-                 f"{finding.confidence:.2f} · pytest-secreview</sub>")
+    parts.append(f"<sub>rule {inline_code(finding.rule, 120)} · "
+                 f"{finding.confidence_text()} · pytest-secreview</sub>")
     body = sanitize("\n\n".join(parts))
     if len(body) > GITHUB_COMMENT_LIMIT:
         body = sanitize("\n\n".join(parts[:2] + parts[-1:]))
@@ -129,7 +129,9 @@ def post_inline(client: GitHubClient, pr: PullRequest, report: Report, run: Publ
                  *, commentable: Mapping[str, Collection[int]] | None,
                  min_severity: Severity, max_inline: int, approve: Approve | None = None
                  ) -> None:
-    candidates = [f for f in report.findings if f.severity.at_least(min_severity)]
+    # Dismissed and below --secreview-min-confidence: in the summary, never inline.
+    candidates = [f for f in report.findings
+                  if f.severity.at_least(min_severity) and not f.muted]
     if not candidates:
         return
     try:

@@ -206,7 +206,9 @@ def finding_meta(finding: FindingReport) -> str:
         parts.append(inline_code(finding.cwe, 40))
     if finding.category:
         parts.append(escape_text(finding.category, 80, one_line=True))
-    parts.append(f"confidence {finding.confidence:.2f}")
+    parts.append(finding.confidence_text())
+    if finding.below_min_confidence:
+        parts.append("below --secreview-min-confidence: fails nothing")
     parts.append(f"source {inline_code(finding.source, 120)}")
     return " · ".join(parts)
 

@@ -264,8 +264,11 @@ def _result(
     properties: dict[str, Any] = {
         "severity": finding.severity.value,
         "source": _clean(finding.source, 200),
-        "confidence": finding.confidence,
     }
+    if finding.confidence is not None:  # a finding that stated none gets no invented number
+        properties["confidence"] = finding.confidence
+    if finding.below_min_confidence:
+        properties["below_min_confidence"] = True
     for key in ("category", "cwe", "exploit_scenario", "recommendation"):
         value = getattr(finding, key)
         if value:
@@ -286,6 +289,8 @@ def _result(
         properties["triage"] = finding.triage
         if finding.triage_reason:
             properties["triage_reason"] = _clean(finding.triage_reason)
+        if finding.triage_confidence is not None:
+            properties["triage_confidence"] = finding.triage_confidence
     if finding.dismissed:
         # Kept, not hidden: code scanning shows it as dismissed, with the model's reason.
         result["suppressions"] = [{"kind": "external", "status": "accepted",

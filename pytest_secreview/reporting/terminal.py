@@ -63,9 +63,15 @@ def write_summary(
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
         write_triage_counts(tr, findings)
+        muted = sum(1 for f in findings if f.get("below_min_confidence"))
+        if muted:
+            tr.line(f"below --secreview-min-confidence: {muted} finding(s) (kept in JSON and "
+                    "SARIF, marked; they fail nothing and get no inline comment)")
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
-            mark = "  [dismissed by the model]" if f.get("triage") == "dismissed" else ""
+            mark = ("  [dismissed by the model]" if f.get("triage") == "dismissed"
+                    else "  [below --secreview-min-confidence]"
+                    if f.get("below_min_confidence") else "")
             tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
                     f"{one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:
@@ -101,6 +107,7 @@ def write_summary(
         if note not in review.warnings:
             tr.line(f"note: {one_line(note)}", yellow=True)
     write_coverage(tr, review)
+    write_not_preloaded(tr, summary)
     if review.deselected or (review.selection and not summary.items):
         given = " ".join(f"{k}={v!r}" for k, v in sorted(review.selection.items()))
         tr.line(f"{review.deselected} review item(s) deselected ({given or 'selection options'})"
@@ -196,3 +203,19 @@ def write_triage_counts(tr: TerminalReporter, findings: list[dict[str, object]])
         tr.line("finding triage: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
                 + (" (dismissed ones are kept as suppressed in JSON and SARIF, with the "
                    "reason, and fail nothing)" if counts["dismissed"] else ""))
+
+
+def write_not_preloaded(tr: TerminalReporter, summary: Summary) -> None:
+    """The hunks left out of items' prompts by ``--secreview-max-context-chars`` (the model
+    could still read them with its tools)."""
+    items = [(r, r.usage.get("not_preloaded") or []) for r in summary.items.values()]
+    items = [(r, left) for r, left in items if left]
+    if not items:
+        return
+    tr.line(f"not pre-loaded into the prompt (over --secreview-max-context-chars; reachable "
+            f"through the tools): {sum(len(left) for _, left in items)} hunk(s) in "
+            f"{len(items)} item(s)", yellow=True)
+    for result, left in items[:MAX_PER_REASON]:
+        shown = "; ".join(str(x) for x in left[:3]) + (
+            f" and {len(left) - 3} more" if len(left) > 3 else "")
+        tr.line(f"  {result.rule} on {one_line(result.path)}: {one_line(shown)}")

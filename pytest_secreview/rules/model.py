@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -139,6 +139,10 @@ class RuleFrontmatter(_Strict):
         default=None, description="Dataflow: sources, sinks, sanitizers (see the README).")
     model: str | None = None
     max_turns: int | None = Field(default=None, ge=1, le=100)
+    precedents: list[Annotated[str, Field(min_length=3, max_length=500)]] = Field(
+        default_factory=list, max_length=50,
+        description="What not to report under this rule: each a one-line precedent the "
+        "verifier (--secreview-verify) is shown before it confirms or dismisses a finding.")
     scope: Literal["file", "pull_request"] = Field(
         default="file", description="file: one item per matching changed file; pull_request: "
         "one item for the whole change (the intent audit, pytest_secreview.audit)")
@@ -205,6 +209,7 @@ class Rule:
     scope: str = "file"  # "pull_request": one item per change, not per file (see audit/)
     scanner: ScannerUse | None = None
     coverage: Coverage | None = None  # set on the general review rule (``coverage:`` key)
+    precedents: tuple[str, ...] = ()  # what not to report (frontmatter ``precedents:``)
 
     @property
     def needs_model(self) -> bool:

@@ -129,6 +129,7 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         model=front.model,
         scope=front.scope,
         max_turns=front.max_turns,
+        precedents=tuple(p.strip() for p in front.precedents),
         scanner=(ScannerUse(front.scanner.name, tuple(front.scanner.args))
                  if front.scanner is not None else None),
         coverage=Coverage(**front.coverage.model_dump()) if front.coverage else None,

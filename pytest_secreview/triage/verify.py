@@ -6,14 +6,15 @@ the reason, and no longer fail the item. Without a model, or when the model cann
 they stand and are marked "untriaged". A literal credential (category ``secrets``) is a fact,
 not a judgement: it is never offered for dismissal.
 
-:func:`verify_findings` takes any findings, so a second-opinion pass over the model's own
-findings (a verifier) can reuse it unchanged: pass them in, keep the confirmed ones.
+:func:`verify_findings` takes any findings and a :class:`Check` (the prompt, which findings
+it decides, its context): the verifier of the model's own findings
+(:mod:`pytest_secreview.triage.verifier`) is the same loop with its own check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -55,6 +56,8 @@ class _Verdict(BaseModel):
     index: int = Field(ge=1, description="The finding's number.")
     verdict: Literal["confirm", "dismiss"]
     reason: str = Field(min_length=3, max_length=500, description="Why, in one line.")
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0,
+                                     description="0..1: how sure you are of the verdict.")
 
     @field_validator("verdict", mode="before")
     @classmethod
@@ -85,10 +88,27 @@ def offered(finding: Finding) -> bool:
     return from_check and finding.category not in FACT_CATEGORIES
 
 
-def untriaged(findings: Sequence[Finding], reason: str) -> list[Finding]:
-    """``findings`` with every offered one marked "untriaged" and why."""
-    return [replace(f, triage="untriaged", triage_reason=reason) if offered(f) else f
+def untriaged(findings: Sequence[Finding], reason: str,
+              chosen: Callable[[Finding], bool] = offered) -> list[Finding]:
+    """``findings`` with every ``chosen`` one (default: :func:`offered`) marked "untriaged"
+    and why."""
+    return [replace(f, triage="untriaged", triage_reason=reason) if chosen(f) else f
             for f in findings]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One kind of second look: its system prompt (``{boundary}`` filled in), which
+    findings it decides, what its context is, and who it is in a finding's reason."""
+
+    system: str
+    chosen: Callable[[Finding], bool]
+    context_title: str
+    who: str
+
+
+#: The model's triage of pattern and scanner findings, over the changed hunks.
+TRIAGE = Check(SYSTEM, offered, "The changed hunks", "the model")
 
 
 def _listing(findings: Sequence[Finding]) -> str:
@@ -101,14 +121,17 @@ def _listing(findings: Sequence[Finding]) -> str:
 def verify_findings(
     loop: AgentLoop, registry: ToolRegistry, findings: Sequence[Finding], *, hunks: str,
     boundary: str, usage: ReviewUsage, max_turns: int = 6, max_output_tokens: int = 2048,
+    check: Check = TRIAGE, team: str = "",
 ) -> tuple[list[Finding], list[dict[str, Any]]]:
-    """Ask the model to confirm or dismiss each offered finding. Returns every finding (the
-    offered ones with ``triage`` set, in the same order) and the transcript. A finding the
-    model gives no verdict for is confirmed; a failure leaves them all "untriaged"."""
-    chosen = [f for f in findings if offered(f)]
+    """Ask the model to confirm or dismiss each finding ``check`` chooses, given ``hunks``
+    (the check's context: the changed hunks, or the verifier's whole file) and the team's
+    policy section ``team``. Returns every finding (the chosen ones with ``triage`` set, in
+    the same order) and the transcript. A finding the model gives no verdict for is
+    confirmed; a failure leaves them all "untriaged" with why."""
+    chosen = [f for f in findings if check.chosen(f)]
     if not chosen:
         return list(findings), []
-    verdicts: dict[int, tuple[str, str]] = {}
+    verdicts: dict[int, tuple[str, str, float | None]] = {}
 
     def validate(args: dict[str, Any]) -> list[Finding]:
         try:
@@ -120,14 +143,16 @@ def verify_findings(
             raise ValueError(f"indexes {out_of_range} are not findings; number 1 to {len(chosen)}")
         verdicts.clear()
         for v in parsed.verdicts:
-            verdicts[v.index] = (v.verdict, redact(strip_control(v.reason)).replace("\n", " "))
+            verdicts[v.index] = (v.verdict, redact(strip_control(v.reason)).replace("\n", " "),
+                                 v.confidence)
         return []
 
     task = (f"Findings to verify:\n<<<UNTRUSTED {boundary}\n{_listing(chosen)}\n\n"
-            f"The changed hunks:\n{hunks}\nUNTRUSTED {boundary}>>>\n\n"
+            f"{check.context_title}:\n{hunks}\nUNTRUSTED {boundary}>>>\n\n"
             "Investigate, then call `triage_findings`.")
     request = ReviewRequest(
-        system=SYSTEM.replace("{boundary}", boundary), task=task, registry=registry,
+        system=check.system.replace("{boundary}", boundary) + team, task=task,
+        registry=registry,
         validate=validate, single_shot_context=lambda: "", boundary=boundary,
         max_turns=max_turns, max_output_tokens=max_output_tokens, temperature=None,
         final=final_tool(TRIAGE_FINDINGS, '{"verdicts": []}'),
@@ -135,10 +160,12 @@ def verify_findings(
     try:
         loop.review(request, usage)
     except (EvaluationError, LLMError, SecreviewError, OSError) as exc:
-        return untriaged(findings, f"the model could not verify it: {exc}"), request.transcript
+        return (untriaged(findings, f"{check.who} could not verify it: {exc}", check.chosen),
+                request.transcript)
     decided: dict[int, Finding] = {}
     for i, finding in enumerate(chosen, start=1):
-        verdict, reason = verdicts.get(i, ("confirm", "no verdict given; kept"))
+        verdict, reason, sure = verdicts.get(i, ("confirm", "no verdict given; kept", None))
         state = "dismissed" if verdict == "dismiss" else "confirmed"
-        decided[id(finding)] = replace(finding, triage=state, triage_reason=reason)
+        decided[id(finding)] = replace(finding, triage=state, triage_reason=reason,
+                                       triage_confidence=sure)
     return [decided.get(id(f), f) for f in findings], request.transcript
