@@ -190,9 +190,10 @@ class RuleItem(pytest.Item):
 
     def _failing(self, evaluation: Evaluation) -> list[Finding]:
         threshold = self.review.settings.fail_on
-        # A finding the model dismissed (with its reason) is reported, suppressed, never failing.
+        # A suppressed finding (dismissed by the model, muted inline or by the baseline) is
+        # reported, with its reason, and never fails.
         return [f for f in evaluation.findings
-                if f.severity.at_least(threshold) and not f.dismissed]
+                if f.severity.at_least(threshold) and not f.suppressed]
 
     def _record(self, evaluation: Evaluation, error: str | None = None) -> None:
         findings = [f.to_json() for f in evaluation.findings]

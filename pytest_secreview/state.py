@@ -4,7 +4,7 @@ diff (computed once per process), the rule files and per-item metadata."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,7 +13,7 @@ import pytest
 
 from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
-from .errors import ConfigError, RuleError, SecreviewError
+from .errors import ConfigError, EvaluationError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
 from .options import Settings
@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .evaluation.review import ModelReviewer
     from .llm.base import ChatModel
     from .scanners.session import ScannerSession
+    from .suppression.apply import Quiet
     from .triage.plan import TriagePlan
 
 
@@ -52,6 +53,8 @@ class ReviewState:
     selection: dict[str, Any] = field(default_factory=dict)
     deselected: int = 0
     session_dir: Path | None = None  # shared by the xdist controller and its workers
+    #: Inline suppressions and the baseline, applied to every item's findings.
+    quiet: Quiet | None = None
 
     @cached_property
     def scanners(self) -> ScannerSession:
@@ -128,8 +131,19 @@ class ReviewState:
             return verdict is not False
 
         verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
-        return evaluate(target, self.agent, keep, scanners=self.scanners, taint=self.taint,
-                        verify=verify)
+        files = [part.file for part in target.parts]
+        try:
+            evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
+                                  taint=self.taint, verify=verify)
+        except EvaluationError as exc:
+            if self.quiet is not None:  # what stands after a failure is suppressed the same way
+                exc.findings = self.quiet.apply(exc.findings, target.rule.id, files)
+            raise
+        if self.quiet is None:
+            return evaluation
+        # Decided after evaluation, from the code and the baseline: never by a model.
+        return replace(evaluation, findings=self.quiet.apply(evaluation.findings,
+                                                             target.rule.id, files))
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
@@ -165,6 +179,9 @@ def start_review(
             build_reviewer(config, settings, repo, diff, session_dir, notes)
             if settings.model else None
         )
+        from .suppression.setup import load_quiet
+
+        quiet = load_quiet(settings, repo, diff, invocation, notes)
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
@@ -180,6 +197,7 @@ def start_review(
         warnings=warnings,
         selection=command_line.selection(),
         session_dir=session_dir,
+        quiet=quiet,
     )
 
 

@@ -62,12 +62,27 @@ class Finding:
     #: ``triage_reason``), or "untriaged" when no model checked it. None for a model's own.
     triage: str | None = None
     triage_reason: str = ""
+    #: Muted by the team, decided after evaluation (never by a model): "inline" (a
+    #: ``secreview: ignore[rule] reason`` comment in the code) or "baseline" (an entry of
+    #: ``--secreview-baseline``), with the reason or the baseline's note. Kept in every report
+    #: as suppressed and never failing an item. ``suppression_added``: the pull request itself
+    #: added the inline comment (shown as such to the reviewer).
+    suppression: str | None = None
+    suppression_reason: str = ""
+    suppression_added: bool = False
 
     @property
     def dismissed(self) -> bool:
         """True when the model dismissed it: kept in every report as suppressed, with the
         reason, and never failing an item."""
         return self.triage == "dismissed"
+
+    @property
+    def suppressed(self) -> bool:
+        """True when it is kept in every report as suppressed and fails nothing: dismissed by
+        the model, or muted by an inline suppression or the baseline. Every check of "does
+        this finding count" uses this."""
+        return self.dismissed or self.suppression is not None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-safe dict (the ``finding.schema.json`` shape)."""

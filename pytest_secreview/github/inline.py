@@ -128,7 +128,9 @@ def _existing_fingerprints(client: GitHubClient, pr: PullRequest) -> set[str]:
 def post_inline(client: GitHubClient, pr: PullRequest, report: Report, run: PublishRun,
                  *, commentable: Mapping[str, Collection[int]] | None,
                  min_severity: Severity, max_inline: int) -> None:
-    candidates = [f for f in report.findings if f.severity.at_least(min_severity)]
+    # A suppressed finding is in the summary comment with its reason, not on the code.
+    candidates = [f for f in report.findings
+                  if f.severity.at_least(min_severity) and not f.suppressed]
     if not candidates:
         return
     try:

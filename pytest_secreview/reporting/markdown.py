@@ -15,6 +15,7 @@ from ..severity import Severity, worst_first
 from .disagreement import disagreements
 from .intent_markdown import intent_block
 from .markdown_fit import Entry, hard_cut, shorten
+from .markdown_suppressed import added_block, suppressed_block
 from .markdown_text import (
     DEFAULT_FULL_REPORT,
     GITHUB_COMMENT_LIMIT,
@@ -173,8 +174,11 @@ def _header(report: Report) -> str:
     counts = ", ".join(f"{report.outcomes.get(k, 0)} {label}" for k, label in labels)
     by_severity = ", ".join(
         f"{n} {s.value}" for s in SEVERITY_ORDER
-        if (n := sum(1 for f in report.findings if f.severity is s))
+        if (n := sum(1 for f in report.findings if f.severity is s and not f.suppressed))
     ) or "none"
+    suppressed = sum(1 for f in report.findings if f.suppressed)
+    if suppressed:  # never silent: counted here, listed below
+        by_severity += f" · {suppressed} suppressed"
     stats = (
         " · ".join([*where, f"head {inline_code(report.head_sha[:12])}",
                     f"base {inline_code(report.base_ref, 200)}"])
@@ -209,7 +213,9 @@ def to_markdown(
     rules = {r.id: r for r in report.rules}
     threshold = notable_threshold(report.fail_on)
     entries = []
-    for finding in sorted(report.findings, key=FindingReport.sort_key):
+    # Suppressed findings are listed in their own blocks, with the reason.
+    for finding in sorted((f for f in report.findings if not f.suppressed),
+                          key=FindingReport.sort_key):
         full, brief = _finding_blocks(finding, rules.get(finding.rule), report, link_base)
         entries.append(Entry(finding, full, brief))
     tail = {
@@ -218,7 +224,9 @@ def to_markdown(
         "notes": _notes_block(report),
         "intent": intent_block(report),
         "models": _models_block(report),
+        "suppressed": suppressed_block(report, link_base),
     }
+    added = added_block(report, link_base)  # never dropped: the reviewer must see these
     version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
     footer = f"<sub>pytest-secreview {version}</sub>"
 
@@ -227,7 +235,10 @@ def to_markdown(
         if note:
             blocks.append(note)
         blocks += _findings_section(entries, threshold)
-        blocks += [tail[name] or "" for name in ("intent", "models", "resolved", "not reviewed")
+        if added:
+            blocks.append(added)
+        blocks += [tail[name] or "" for name in ("intent", "models", "suppressed", "resolved",
+                                                 "not reviewed")
                    if tail[name] and name not in dropped]
         blocks.append(_usage_block(report))
         if tail["notes"] and "notes" not in dropped:

@@ -158,4 +158,4 @@ class Report(_Model):
     def failing(self) -> list[FindingReport]:
         """Findings at or above the fail threshold."""
         return [f for f in self.findings
-                if f.severity.at_least(self.fail_on) and not f.dismissed]
+                if f.severity.at_least(self.fail_on) and not f.suppressed]

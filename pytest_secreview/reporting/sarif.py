@@ -286,15 +286,31 @@ def _result(
         properties["triage"] = finding.triage
         if finding.triage_reason:
             properties["triage_reason"] = _clean(finding.triage_reason)
-    if finding.dismissed:
-        # Kept, not hidden: code scanning shows it as dismissed, with the model's reason.
-        result["suppressions"] = [{"kind": "external", "status": "accepted",
-                                   "justification": _clean(finding.triage_reason)
-                                   or "dismissed by the model"}]
+    suppressions = _suppressions(finding)
+    if suppressions:
+        # Kept, not hidden: code scanning shows it as dismissed, with the reason.
+        result["suppressions"] = suppressions
     flow = code_flow(finding.flow, _location, _clean)
     if flow is not None:
         result["codeFlows"] = [flow]
     return result
+
+
+def _suppressions(finding: FindingReport) -> list[dict[str, Any]]:
+    """Why it does not count: dismissed by the model or in the baseline (``external``), or a
+    comment in the code (``inSource``; one the pull request added says so)."""
+    out: list[dict[str, Any]] = []
+    if finding.dismissed:
+        out.append({"kind": "external", "status": "accepted",
+                    "justification": _clean(finding.triage_reason) or "dismissed by the model"})
+    if finding.suppression is not None:
+        entry: dict[str, Any] = {
+            "kind": "inSource" if finding.suppression == "inline" else "external",
+            "status": "accepted", "justification": _clean(finding.suppression_reason)}
+        if finding.suppression_added:
+            entry["properties"] = {"addedByPullRequest": True}
+        out.append(entry)
+    return out
 
 
 def _fingerprints(findings: list[FindingReport]) -> list[str]:

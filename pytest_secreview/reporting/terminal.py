@@ -54,9 +54,10 @@ def write_summary(
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
         write_triage_counts(tr, findings)
+        write_suppressed_counts(tr, findings)
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
-            mark = "  [dismissed by the model]" if f.get("triage") == "dismissed" else ""
+            mark = _suppressed_mark(f)
             tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
                     f"{one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:
@@ -186,3 +187,24 @@ def write_triage_counts(tr: TerminalReporter, findings: list[dict[str, object]])
         tr.line("finding triage: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
                 + (" (dismissed ones are kept as suppressed in JSON and SARIF, with the "
                    "reason, and fail nothing)" if counts["dismissed"] else ""))
+
+
+def _suppressed_mark(finding: dict[str, object]) -> str:
+    if finding.get("suppression") == "inline":
+        added = ", added by this pull request" if finding.get("suppression_added") else ""
+        return f"  [suppressed inline{added}]"
+    if finding.get("suppression") == "baseline":
+        return "  [in the baseline]"
+    return "  [dismissed by the model]" if finding.get("triage") == "dismissed" else ""
+
+
+def write_suppressed_counts(tr: TerminalReporter, findings: list[dict[str, object]]) -> None:
+    """How many findings inline suppressions and the baseline muted (never silently)."""
+    inline = [f for f in findings if f.get("suppression") == "inline"]
+    baseline = sum(1 for f in findings if f.get("suppression") == "baseline")
+    added = sum(1 for f in inline if f.get("suppression_added"))
+    if inline or baseline:
+        parts = [f"{len(inline)} inline" + (f" ({added} added by this pull request)"
+                                            if added else ""), f"{baseline} baseline"]
+        tr.line("suppressed: " + ", ".join(parts) + " (kept in JSON and SARIF with the reason; "
+                "they fail nothing)", yellow=bool(added))
