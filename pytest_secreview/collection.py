@@ -311,6 +311,8 @@ class UnreviewedItem(pytest.Item):
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
         hook = self.config.hook.pytest_secreview_filter_finding
         findings = [f for f in found if hook(finding=f, item=self) is not False]
+        if review.quiet is not None:  # the baseline mutes here too (the file is not read)
+            findings = list(review.quiet.apply(findings, inline=False))
         data: dict[str, Any] = {
             "rule": None, "path": self.file.path, "findings": [f.to_json() for f in findings],
             "mode": "deterministic", "usage": {}, "not_reviewed": note, "cached": False,
@@ -328,7 +330,7 @@ class UnreviewedItem(pytest.Item):
 
     def _failing(self) -> list[Finding]:
         threshold = self.config.stash[REVIEW_KEY].settings.fail_on
-        return [f for f in self.findings if f.severity.at_least(threshold)]
+        return [f for f in self.findings if f.severity.at_least(threshold) and not f.suppressed]
 
     def runtest(self) -> None:
         failing = self._failing()

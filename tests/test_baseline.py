@@ -16,8 +16,9 @@ import jsonschema
 import pytest
 
 from pytest_secreview.evaluation.findings import fingerprint
-from tests.conftest import ReviewRepo
+from tests.conftest import ReviewRepo, aws_key_id
 from tests.test_sarif import _errors, validator
+from tests.test_unreviewed_files import SECRET_RULE
 
 __all__ = ["validator"]  # the SARIF schema fixture, reused
 
@@ -205,3 +206,17 @@ def test_an_inline_suppression_comes_before_the_baseline(
     (finding,) = _summary(pytester)["findings"]
     assert (finding["suppression"], finding["suppression_reason"]) == ("inline",
                                                                        "x is a constant")
+
+
+def test_the_baseline_mutes_a_finding_in_a_file_git_calls_binary(
+    pytester: pytest.Pytester, review_repo: Build, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    line = f"KEY = '{aws_key_id()}'"
+    baseline = tmp_path_factory.mktemp("ci") / "baseline.json"
+    _write(baseline, {"fingerprint": fingerprint("aws", "settings.py", line), "rule": "aws",
+                      "path": "settings.py", "note": "a revoked test key"})
+    review_repo(rules={"aws": SECRET_RULE}, pr={"settings.py": f"import os\n\x00\n{line}\n"})
+    result = _review(pytester, f"--secreview-baseline={baseline}")
+    result.assert_outcomes(skipped=1)  # not failing: the unreviewed policy (warn) decides
+    (finding,) = _summary(pytester)["findings"]
+    assert (finding["line"], finding["suppression"]) == (3, "baseline")

@@ -14,11 +14,14 @@ from typing import Any
 import jsonschema
 import pytest
 
+from pytest_secreview.reporting.markdown import to_markdown
+from pytest_secreview.severity import Severity
 from pytest_secreview.suppression.inline import comment_styles, parse_line
 from tests.conftest import ReviewRepo
 from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion
 from tests.fake_providers import openai_tool_call as tool_call
-from tests.test_sarif import _errors, validator
+from tests.test_sarif import _errors, make_report, validator
+from tests.test_sarif import finding as sarif_finding
 
 __all__ = ["validator"]  # the SARIF schema fixture, reused
 
@@ -246,3 +249,34 @@ def test_parse_line(path: str, text: str, rules: tuple[str, ...], reason: str,
 ])
 def test_not_a_suppression(path: str, text: str) -> None:
     assert parse_line(text, 1, comment_styles(path)) is None
+
+
+# ------------------------------------------------------------------ the summary's blocks
+
+def test_a_suppression_the_pr_adds_survives_shortening_and_others_go_first() -> None:
+    noise = [sarif_finding("noise", f"src/f{i}.py", i + 1, Severity.MEDIUM,
+                           explanation="x" * 2000) for i in range(40)]
+    muted = [sarif_finding("danger", f"old/m{i}.py", 1, Severity.CRITICAL, suppression="baseline",
+                           suppression_reason="accepted in SEC-1") for i in range(30)]
+    added = sarif_finding("danger", "app/new.py", 3, Severity.CRITICAL, suppression="inline",
+                          suppression_reason="trust me", suppression_added=True)
+    report = make_report([*noise, *muted, added])
+    full = to_markdown(report, max_chars=1_000_000)
+    assert "🔕 Suppressed (30)" in full and "… and 10 more in `summary.json`" in full
+    assert "findings: 40 MEDIUM · 31 suppressed" in full
+    assert "0 findings at or above CRITICAL" in full  # suppressed ones fail nothing
+    short = to_markdown(report, max_chars=4_000)
+    assert len(short) <= 4_000
+    assert "Suppressions added by this pull request (1)" in short and "trust me" in short
+    assert "🔕 Suppressed (30)" not in short and "the suppressed section was left out" in short
+
+
+def test_workers_decide_the_same_suppressions(pytester: pytest.Pytester,
+                                              review_repo: Build) -> None:
+    review_repo(rules={"danger": DANGER}, pr={
+        "app/a.py": "r = dangerous(1)  # secreview: ignore[danger] a constant\n",
+        "app/b.py": "r = dangerous(2)\n"})
+    _review(pytester, "-n", "2").assert_outcomes(passed=1, failed=1)
+    by_path = {f["path"]: f for f in _summary(pytester)["findings"]}
+    assert by_path["app/a.py"]["suppression_reason"] == "a constant"
+    assert by_path["app/b.py"]["suppression"] is None
