@@ -20,8 +20,10 @@ from pytest_secreview.suppression.inline import comment_styles, parse_line
 from tests.conftest import ReviewRepo
 from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion
 from tests.fake_providers import openai_tool_call as tool_call
+from tests.test_plugin_taint import HELPERS, VIEWS
 from tests.test_sarif import _errors, make_report, validator
 from tests.test_sarif import finding as sarif_finding
+from tests.test_scanners import BANDIT_RULE, BASE_APP, PR_APP, needs_bandit
 
 __all__ = ["validator"]  # the SARIF schema fixture, reused
 
@@ -280,3 +282,33 @@ def test_workers_decide_the_same_suppressions(pytester: pytest.Pytester,
     by_path = {f["path"]: f for f in _summary(pytester)["findings"]}
     assert by_path["app/a.py"]["suppression_reason"] == "a constant"
     assert by_path["app/b.py"]["suppression"] is None
+
+
+# --------------------------------------------------------------- dataflow and a scanner
+
+def test_a_taint_flow_is_suppressed_at_its_sink(pytester: pytest.Pytester,
+                                                review_repo: Build) -> None:
+    helpers = HELPERS.replace(
+        "def run(cmd):\n",
+        "def run(cmd):\n    # secreview: ignore[command-injection] labels are validated upstream\n")
+    review_repo(pr={"shop/__init__.py": "", "shop/helpers.py": helpers, "shop/views.py": VIEWS})
+    result = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                "--secreview-rules", ":bundled", "-k", "command-injection")
+    # Not failed: the sink's item is skipped (the rule also wants a model) and says why.
+    result.assert_outcomes(passed=1, skipped=1)
+    findings = [f for f in _summary(pytester)["findings"] if f["rule"] == "command-injection"]
+    assert any("taint" in f["source"] for f in findings)
+    assert all(f["suppression_reason"] == "labels are validated upstream" for f in findings)
+
+
+@needs_bandit
+def test_a_scanner_finding_is_suppressed(pytester: pytest.Pytester, review_repo: Build) -> None:
+    app = PR_APP.replace("subprocess.call(x, shell=True)\n", "subprocess.call(x, shell=True)"
+                         "  # secreview: ignore[scanner-bandit] x is one of three commands\n")
+    assert app != PR_APP
+    review_repo(base={"app.py": BASE_APP}, pr={"app.py": app})
+    result = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                "--secreview-rules", BANDIT_RULE, "--secreview-fail-on=high")
+    result.assert_outcomes(passed=1)
+    (finding,) = [f for f in _summary(pytester)["findings"] if f["title"].startswith("B602")]
+    assert finding["source"] == "scanner:bandit" and finding["suppression"] == "inline"
