@@ -220,3 +220,26 @@ def test_the_baseline_mutes_a_finding_in_a_file_git_calls_binary(
     result.assert_outcomes(skipped=1)  # not failing: the unreviewed policy (warn) decides
     (finding,) = _summary(pytester)["findings"]
     assert (finding["line"], finding["suppression"]) == (3, "baseline")
+
+
+def test_a_baseline_path_in_the_repository_that_names_no_file_is_a_usage_error(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": f"{CALL}\n"})
+    result = _review(pytester, "--secreview-baseline=.secreview/baselin.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "exists neither in the base revision nor on disk" in result.stderr.str()
+
+
+def test_a_symlink_the_pull_request_adds_cannot_point_the_baseline_outside(
+    pytester: pytest.Pytester, review_repo: Build, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    outside = tmp_path_factory.mktemp("elsewhere") / "mute.json"
+    _write(outside, _entry("app/jobs.py", "trust me"))
+    repo = review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": f"{CALL}\n"})
+    (repo.path / ".secreview").mkdir()
+    (repo.path / ".secreview/baseline.json").symlink_to(outside)
+    repo.commit("a baseline that points elsewhere")
+    result = _review(pytester, "--secreview-baseline=.secreview/baseline.json")
+    result.assert_outcomes(failed=1)
+    assert "is not in the base revision" in result.stdout.str()

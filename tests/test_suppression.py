@@ -161,10 +161,17 @@ def test_the_summary_shows_a_suppression_the_pull_request_adds(
                                                 "app/new.py": "\n"},
                 pr={"app/old.py": old + "old = dangerous(0)\n",
                     "app/new.py": "new = dangerous(1)  # secreview: ignore[danger] trust me\n"})
-    result = _review(pytester)
+    result = _review(pytester, "--secreview-dry-run", "--secreview-comment=all",
+                     "--secreview-repo=octo/shop", "--secreview-pr=7")
     result.assert_outcomes(passed=2)
     by_path = {f["path"]: f for f in _summary(pytester)["findings"]}
     assert by_path["app/new.py"]["suppression_added"] is True
+    # The PR comment itself (its dry-run request) shows it; no inline comment is posted.
+    requests = [json.loads(p.read_text()) for p in
+                sorted((pytester.path / "secreview-artifacts/github-requests").iterdir())]
+    (comment,) = [r["json"]["body"] for r in requests if r["url"].endswith("/issues/7/comments")]
+    assert "Suppressions added by this pull request (1)" in comment and "trust me" in comment
+    assert not [r for r in requests if r["url"].endswith("/pulls/7/reviews")]
     assert by_path["app/old.py"]["suppression_added"] is False
     markdown = _markdown(pytester)
     added, _, rest = markdown.partition("### 🔕 Suppressions added by this pull request (1)")

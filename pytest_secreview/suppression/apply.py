@@ -72,7 +72,9 @@ class Quiet:
             out.append(finding)
         if inline and rule is not None:
             for file in files:
-                for line in file.added_lines:
+                # One substring search per hunk: most hunks hold no suppression at all.
+                added = (ln for hunk in file.hunks if MARKER in hunk.text for ln in hunk.added)
+                for line in added:
                     if MARKER in line.text:
                         found = parse_line(line.text, line.number, comment_styles(file.path))
                         if found is not None and not found.valid and rule in found.rules:

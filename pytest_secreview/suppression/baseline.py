@@ -32,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import ConfigError, GitError
 from ..evaluation.findings import Finding
 from ..gitcmd import run_git
-from ..trust import inside
 
 __all__ = ["Baseline", "BaselineEntry", "load_baseline", "parse_baseline", "update_baseline"]
 
@@ -114,8 +113,8 @@ def load_baseline(path: Path, repo: Path, base_sha: str, notes: list[str],
     so when the pull request changes it, or when the base has none). Outside: the file on
     disk, which must exist unless ``updating``."""
     display = str(path)
-    if inside(repo, path):
-        relative = path.resolve().relative_to(repo.resolve()).as_posix()
+    relative = _in_repository(repo, path)
+    if relative is not None:
         try:
             blob = run_git(repo, "cat-file", "blob", "--end-of-options",
                            f"{base_sha}:{relative}").stdout
@@ -123,6 +122,10 @@ def load_baseline(path: Path, repo: Path, base_sha: str, notes: list[str],
             if path.is_file():
                 notes.append(f"baseline {relative} is not in the base revision: a pull request "
                              "cannot add a baseline for its own findings, nothing was muted")
+            elif not updating:
+                raise ConfigError(f"baseline {relative} exists neither in the base revision "
+                                  "nor on disk. Create it with --secreview-baseline-update, or "
+                                  "fix the path") from None
             return Baseline(relative)
         if path.is_file() and path.read_bytes() != blob:
             notes.append(f"baseline {relative}: this pull request changes it; the base "
@@ -134,6 +137,19 @@ def load_baseline(path: Path, repo: Path, base_sha: str, notes: list[str],
         raise ConfigError(f"baseline {display} does not exist. Create it with "
                           "--secreview-baseline-update, or fix the path")
     return parse_baseline(path.read_text("utf-8", "replace"), display)
+
+
+def _in_repository(repo: Path, path: Path) -> str | None:
+    """``path`` relative to ``repo`` when it lies inside, as written or once symlinks are
+    resolved (a symlink the pull request adds must not carry the file outside), else None."""
+    pairs = ((Path(os.path.abspath(path)), Path(os.path.abspath(repo))),
+             (path.resolve(), repo.resolve()))
+    for candidate, root in pairs:
+        try:
+            return candidate.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
 
 
 def update_baseline(path: Path, findings: Iterable[Finding],

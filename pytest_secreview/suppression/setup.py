@@ -3,6 +3,7 @@ rewritten from a finished review's findings (``--secreview-baseline-update``).""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,7 +19,8 @@ __all__ = ["baseline_path", "load_quiet", "write_baseline"]
 
 def baseline_path(settings: Settings, invocation: Path) -> Path | None:
     """``--secreview-baseline`` resolved against the directory pytest was started in."""
-    return (invocation / settings.baseline).resolve() if settings.baseline else None
+    # Not resolved: whether it lies in the repository is decided on the path as written too.
+    return Path(os.path.abspath(invocation / settings.baseline)) if settings.baseline else None
 
 
 def load_quiet(settings: Settings, repo: Path, diff: Diff, invocation: Path,
