@@ -155,8 +155,8 @@ def _header(report: Report) -> str:
     noun = "finding" if failing == 1 else "findings"
     if failing or errors:
         icon = "🔴"
-    elif skipped or report.not_reviewed:
-        icon = "🟡"
+    elif skipped or report.not_reviewed or any(f.suppression_added for f in report.findings):
+        icon = "🟡"  # something needs a look: also a suppression the pull request adds
     else:
         icon = "🟢"
     head = f"## {icon} pytest-secreview: {failing} {noun} at or above {threshold}"
