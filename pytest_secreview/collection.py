@@ -133,6 +133,9 @@ def format_finding(finding: Finding) -> str:
     meta = [f"rule {finding.rule}", f"source {finding.source}"]
     if finding.cwe:
         meta.append(finding.cwe)
+    if finding.suppressed:  # shown with why it does not count
+        why = finding.suppression_reason if finding.suppression else finding.triage_reason
+        meta.append(f"suppressed ({finding.suppression or 'dismissed'}): {one_line(why)}")
     lines.append("    (" + ", ".join(meta) + ")")
     return "\n".join(lines)
 
@@ -142,7 +145,7 @@ def findings_repr(exc: FindingsFailure, threshold: str, subject: str) -> str:
     parts = [f"{len(exc.failing)} finding(s) at or above {threshold} ({subject})", "",
              *(format_finding(f) for f in exc.failing)]
     if exc.others:
-        parts += ["", f"also reported, below {threshold}:"]
+        parts += ["", f"also reported, below {threshold} or suppressed:"]
         parts += [format_finding(f) for f in exc.others]
     if exc.note:
         parts += ["", f"note: {one_line(exc.note)}"]

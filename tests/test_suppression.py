@@ -320,3 +320,16 @@ def test_a_scanner_finding_is_suppressed(pytester: pytest.Pytester, review_repo:
     result.assert_outcomes(passed=1)
     (finding,) = [f for f in _summary(pytester)["findings"] if f["title"].startswith("B602")]
     assert finding["source"] == "scanner:bandit" and finding["suppression"] == "inline"
+
+
+def test_a_failing_item_lists_its_suppressed_findings_with_the_reason(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": (
+        "a = dangerous(1)  # secreview: ignore[danger] a constant\nb = dangerous(2)\n")})
+    result = _review(pytester)
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "1 finding(s) at or above CRITICAL" in out
+    assert "also reported, below CRITICAL or suppressed:" in out
+    assert "suppressed (inline): a constant" in out
