@@ -333,3 +333,12 @@ def test_a_failing_item_lists_its_suppressed_findings_with_the_reason(
     assert "1 finding(s) at or above CRITICAL" in out
     assert "also reported, below CRITICAL or suppressed:" in out
     assert "suppressed (inline): a constant" in out
+
+
+def test_a_hostile_reason_is_inert_in_the_comment() -> None:
+    reason = "@octo/admins see [this](https://evil.example) <img src=x onerror=alert(1)> #12"
+    added = sarif_finding("danger", "app/new.py", 3, Severity.CRITICAL, suppression="inline",
+                          suppression_reason=reason, suppression_added=True)
+    text = to_markdown(make_report([added]))
+    assert "<img" not in text and "](https://evil" not in text
+    assert "@octo" not in text and "#12" not in text  # no mention, no cross-reference
