@@ -19,8 +19,7 @@ from functools import lru_cache
 
 from ..triage.kinds import classify
 
-__all__ = ["MARKER", "MAX_REASON_CHARS", "Suppression", "comment_styles", "parse_line",
-           "suppressions_near"]
+__all__ = ["MARKER", "MAX_REASON_CHARS", "Suppression", "comment_styles", "parse_line"]
 
 #: The words every suppression starts with; a cheap substring test before any regex.
 MARKER = "secreview:"
@@ -144,13 +143,3 @@ def parse_line(text: str, number: int, styles: tuple[tuple[str, str], ...]) -> S
     alone = not text[: match.start()].strip() and not after.strip()
     return Suppression(number, rules, reason[:MAX_REASON_CHARS], alone)
 
-
-def suppressions_near(lines: dict[int, str], path: str) -> dict[int, Suppression]:
-    """The suppressions among ``lines`` (line number to text) of the file at ``path``."""
-    styles = comment_styles(path)
-    found: dict[int, Suppression] = {}
-    for number, text in lines.items():
-        parsed = parse_line(text, number, styles)
-        if parsed is not None:
-            found[number] = parsed
-    return found
