@@ -26,13 +26,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from ..atomic import write_text_atomic
 from ..severity import Severity
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, Report, RuleReport
@@ -483,16 +483,5 @@ def write_sarif(
 ) -> Path:
     """Write :func:`to_sarif` to ``path`` as UTF-8 JSON, atomically (a reader never sees half
     a file); returns the path. Creates missing parent directories."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     data = to_sarif(report, repo_root_uri=repo_root_uri, category=category)
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomic(Path(path), json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..atomic import write_text_atomic
 from ..errors import ConfigError, GitError
 from ..evaluation.findings import Finding
 from ..gitcmd import run_git
@@ -176,17 +176,6 @@ def update_baseline(path: Path, findings: Iterable[Finding],
     ordered = sorted(entries.values(), key=lambda e: (e.path, e.rule, e.line or 0, e.fingerprint))
     data = {"version": VERSION,
             "findings": [e.model_dump(exclude_none=True) for e in ordered]}
-    _write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return len(ordered)
 
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
