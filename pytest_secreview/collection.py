@@ -135,6 +135,9 @@ def format_finding(finding: Finding) -> str:
         meta.append(finding.cwe)
     if finding.confidence != 1.0:  # an exact pattern's certainty goes without saying
         meta.append(finding.confidence_text())
+    if finding.suppression:  # muted by the team, shown with why (a dismissal: the line below)
+        meta.append(f"suppressed ({finding.suppression}): "
+                    f"{one_line(finding.suppression_reason)}")
     lines.append("    (" + ", ".join(meta) + ")")
     if finding.triage:  # what the second look said (or why it could not look)
         lines.append(f"    {finding.triage}: {one_line(finding.triage_reason)}")
@@ -146,7 +149,7 @@ def findings_repr(exc: FindingsFailure, threshold: str, subject: str) -> str:
     parts = [f"{len(exc.failing)} finding(s) at or above {threshold} ({subject})", "",
              *(format_finding(f) for f in exc.failing)]
     if exc.others:
-        parts += ["", f"also reported, below {threshold}:"]
+        parts += ["", f"also reported, below {threshold} or suppressed:"]
         parts += [format_finding(f) for f in exc.others]
     if exc.note:
         parts += ["", f"note: {one_line(exc.note)}"]
@@ -319,6 +322,8 @@ class UnreviewedItem(pytest.Item):
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
         hook = self.config.hook.pytest_secreview_filter_finding
         findings = [f for f in found if hook(finding=f, item=self) is not False]
+        if review.quiet is not None:  # the baseline mutes here too (the file is not read)
+            findings = list(review.quiet.apply(findings, inline=False))
         data: dict[str, Any] = {
             "rule": None, "path": self.file.path, "findings": [f.to_json() for f in findings],
             "mode": "deterministic", "usage": {}, "not_reviewed": note, "cached": False,
@@ -336,7 +341,7 @@ class UnreviewedItem(pytest.Item):
 
     def _failing(self) -> list[Finding]:
         threshold = self.config.stash[REVIEW_KEY].settings.fail_on
-        return [f for f in self.findings if f.severity.at_least(threshold)]
+        return [f for f in self.findings if f.severity.at_least(threshold) and not f.muted]
 
     def runtest(self) -> None:
         failing = self._failing()

@@ -186,6 +186,14 @@ SPECS: tuple[OptionSpec, ...] = (
                "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
                parse=_choice("suspicious", "lie"), default="suspicious",
                metavar="{suspicious,lie}", gate=True),
+    # Keeping it quiet (suppression/): the baseline of accepted findings.
+    OptionSpec("baseline", "JSON file of accepted findings (fingerprint, rule, path, note): "
+               "they are reported as suppressed and fail nothing. A file inside the repository "
+               "is read from the base revision, so a pull request cannot mute its own findings",
+               parse=Path, metavar="FILE", gate=True),
+    OptionSpec("baseline-update", "write the current findings into the --secreview-baseline "
+               "file on disk (notes already there are kept) at the end of the run",
+               parse=_flag, flag=True),
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only. "
                "Repeatable (ini: one per line; env: comma-separated): each model reviews every "
@@ -341,6 +349,8 @@ class Settings:
     on_error: str = "error"
     unreviewed: str = "warn"
     intent_gate: str = "suspicious"
+    baseline: Path | None = None
+    baseline_update: bool = False
     model: str | None = None  # the first of ``models``
     #: Every ``--secreview-model``, in order; one reviewer each (see :mod:`..evaluation.consensus`).
     models: tuple[str, ...] = ()

@@ -4,7 +4,7 @@ diff (computed once per process), the rule files and per-item metadata."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,7 +13,7 @@ import pytest
 
 from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
-from .errors import ConfigError, RuleError, SecreviewError
+from .errors import ConfigError, EvaluationError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .evaluation.findings import Finding
 from .options import Settings
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .fix.run import Fixer
     from .llm.base import ChatModel
     from .scanners.session import ScannerSession
+    from .suppression.apply import Quiet
     from .triage.plan import TriagePlan
 
 
@@ -54,6 +55,8 @@ class ReviewState:
     selection: dict[str, Any] = field(default_factory=dict)
     deselected: int = 0
     session_dir: Path | None = None  # shared by the xdist controller and its workers
+    #: Inline suppressions and the baseline, applied to every item's findings.
+    quiet: Quiet | None = None
 
     @cached_property
     def scanners(self) -> ScannerSession:
@@ -130,9 +133,19 @@ class ReviewState:
             return verdict is not False
 
         verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
-        evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
-                              taint=self.taint, verify=verify,
-                              min_confidence=self.settings.min_confidence)
+        files = [part.file for part in target.parts]
+        try:
+            evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
+                                  taint=self.taint, verify=verify,
+                                  min_confidence=self.settings.min_confidence)
+        except EvaluationError as exc:
+            if self.quiet is not None:  # what stands after a failure is suppressed the same way
+                exc.findings = self.quiet.apply(exc.findings, target.rule.id, files)
+            raise
+        if self.quiet is not None:
+            # Decided after evaluation, from the code and the baseline: never by a model.
+            evaluation = replace(evaluation, findings=self.quiet.apply(evaluation.findings,
+                                                                       target.rule.id, files))
         if self.settings.mode == "fix" and self.agent is not None:
             evaluation = self.fixer.fix(target, evaluation)
         return evaluation
@@ -183,6 +196,9 @@ def start_review(
         if settings.mode == "fix" and agent is None:
             notes.append("--secreview-mode=fix proposes patches with a model, and none is "
                          "configured: no patch was proposed; set --secreview-model")
+        from .suppression.setup import load_quiet
+
+        quiet = load_quiet(settings, repo, diff, invocation, notes)
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
@@ -198,6 +214,7 @@ def start_review(
         warnings=warnings,
         selection=command_line.selection(),
         session_dir=session_dir,
+        quiet=quiet,
     )
 
 

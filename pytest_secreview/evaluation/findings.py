@@ -69,6 +69,14 @@ class Finding:
     #: Its confidence is below ``--secreview-min-confidence``: reported and marked, but it
     #: neither fails an item nor becomes an inline comment.
     below_min_confidence: bool = False
+    #: Muted by the team, decided after evaluation (never by a model): "inline" (a
+    #: ``secreview: ignore[rule] reason`` comment in the code) or "baseline" (an entry of
+    #: ``--secreview-baseline``), with the reason or the baseline's note. Kept in every report
+    #: as suppressed and never failing an item. ``suppression_added``: the pull request itself
+    #: added the inline comment (shown as such to the reviewer).
+    suppression: str | None = None
+    suppression_reason: str = ""
+    suppression_added: bool = False
 
     @property
     def dismissed(self) -> bool:
@@ -79,14 +87,21 @@ class Finding:
     @property
     def muted(self) -> bool:
         """True when the finding is reported but fails nothing and is not commented inline:
-        dismissed by the model, or below ``--secreview-min-confidence``."""
-        return self.dismissed or self.below_min_confidence
+        suppressed, or below ``--secreview-min-confidence``. Every check of "does this
+        finding count" uses this."""
+        return self.suppressed or self.below_min_confidence
 
     def confidence_text(self) -> str:
         """``confidence 0.80``, or ``no confidence stated``."""
         if self.confidence is None:
             return "no confidence stated"
         return f"confidence {self.confidence:.2f}"
+
+    @property
+    def suppressed(self) -> bool:
+        """True when it is kept in every report as suppressed and fails nothing: dismissed by
+        the model, or muted by an inline suppression or the baseline."""
+        return self.dismissed or self.suppression is not None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-safe dict (the ``finding.schema.json`` shape)."""

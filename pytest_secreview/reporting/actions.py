@@ -123,7 +123,8 @@ def annotations(report: Report, *, per_kind: int = MAX_ANNOTATIONS_PER_KIND) -> 
     ``per_kind`` of each kind are emitted, since GitHub drops the rest; one ``::notice``
     counts what was left out, and one lists what was not reviewed.
     """
-    findings = sorted(report.findings, key=FindingReport.sort_key)
+    # Suppressed findings are listed in the job summary, not annotated on the code.
+    findings = sorted((f for f in report.findings if not f.muted), key=FindingReport.sort_key)
     errors = [f for f in findings if f.severity.at_least(report.fail_on)]
     warnings = [f for f in findings if not f.severity.at_least(report.fail_on)]
     commands = [_finding_command("error", f) for f in errors[:per_kind]]

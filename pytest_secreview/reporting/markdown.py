@@ -16,6 +16,7 @@ from .disagreement import disagreements
 from .fixes import fixes_block
 from .intent_markdown import intent_block
 from .markdown_fit import Entry, hard_cut, shorten
+from .markdown_suppressed import added_block, suppressed_block
 from .markdown_text import (
     DEFAULT_FULL_REPORT,
     GITHUB_COMMENT_LIMIT,
@@ -156,8 +157,8 @@ def _header(report: Report) -> str:
     noun = "finding" if failing == 1 else "findings"
     if failing or errors:
         icon = "🔴"
-    elif skipped or report.not_reviewed:
-        icon = "🟡"
+    elif skipped or report.not_reviewed or any(f.suppression_added for f in report.findings):
+        icon = "🟡"  # something needs a look: also a suppression the pull request adds
     else:
         icon = "🟢"
     head = f"## {icon} pytest-secreview: {failing} {noun} at or above {threshold}"
@@ -175,8 +176,11 @@ def _header(report: Report) -> str:
     counts = ", ".join(f"{report.outcomes.get(k, 0)} {label}" for k, label in labels)
     by_severity = ", ".join(
         f"{n} {s.value}" for s in SEVERITY_ORDER
-        if (n := sum(1 for f in report.findings if f.severity is s))
+        if (n := sum(1 for f in report.findings if f.severity is s and not f.suppressed))
     ) or "none"
+    suppressed = sum(1 for f in report.findings if f.suppressed)
+    if suppressed:  # never silent: counted here, listed below
+        by_severity += f" · {suppressed} suppressed"
     stats = (
         " · ".join([*where, f"head {inline_code(report.head_sha[:12])}",
                     f"base {inline_code(report.base_ref, 200)}"])
@@ -211,7 +215,9 @@ def to_markdown(
     rules = {r.id: r for r in report.rules}
     threshold = notable_threshold(report.fail_on)
     entries = []
-    for finding in sorted(report.findings, key=FindingReport.sort_key):
+    # Suppressed findings are listed in their own blocks, with the reason.
+    for finding in sorted((f for f in report.findings if not f.suppressed),
+                          key=FindingReport.sort_key):
         full, brief = _finding_blocks(finding, rules.get(finding.rule), report, link_base)
         entries.append(Entry(finding, full, brief))
     tail = {
@@ -221,7 +227,9 @@ def to_markdown(
         "intent": intent_block(report),
         "models": _models_block(report),
         "fixes": fixes_block(report),
+        "suppressed": suppressed_block(report, link_base),
     }
+    added = added_block(report, link_base)  # never dropped: the reviewer must see these
     version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
     footer = f"<sub>pytest-secreview {version}</sub>"
 
@@ -230,7 +238,10 @@ def to_markdown(
         if note:
             blocks.append(note)
         blocks += _findings_section(entries, threshold)
-        blocks += [tail[name] or "" for name in ("intent", "models", "fixes", "resolved",
+        if added:
+            blocks.append(added)
+        blocks += [tail[name] or "" for name in ("intent", "models", "fixes", "suppressed",
+                                                 "resolved",
                                                  "not reviewed")
                    if tail[name] and name not in dropped]
         blocks.append(_usage_block(report))

@@ -69,6 +69,7 @@ def _plan(entries: list[Entry], fail_on: Severity) -> list[_Step]:
         _Step(None, section="notes"),
         _Step(None, section="resolved"),
         _Step(None, section="fixes"),
+        _Step(None, section="suppressed"),
         *(_Step(e, 0) for e in minor),
         *(_Step(e, 1) for e in failing),
         *(_Step(e, 0) for e in notable_passing),

@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from ..diff.model import Diff
+from ..errors import SecreviewError
 from ..github.client import GitHubClient
 from ..github.context import PullRequest, pull_request_from_env
 from ..github.publish_run import Approve
@@ -64,6 +65,8 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
         lines.append(f"report and artifacts not written: {exc}")
         return report, lines
     lines.append(f"artifacts: {root}")
+    if settings.baseline_update:
+        lines.append(_update_baseline(review, report, invocation))
     lines.append(f"report: {report_dir / 'summary.json'}")
     lines.extend(fix_lines)
     progress = review.config.pluginmanager.get_plugin("secreview-progress")
@@ -84,6 +87,20 @@ def report_dir_of(settings: Settings, invocation: Path) -> Path:
     if settings.report:
         return invocation / settings.report
     return invocation / settings.artifacts / "report"
+def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> str:
+    """``--secreview-baseline-update``: rewrite the baseline from this review's findings."""
+    from ..suppression.setup import write_baseline
+    from .build import batch_paths
+
+    batches = batch_paths(review)
+    # Entries of (rule, path) pairs this review did not complete are kept as they are.
+    evaluated = {(i.rule, path) for i in report.items
+                 if i.rule is not None and i.outcome in ("passed", "failed")
+                 for path in batches.get(i.nodeid, (i.path,))}
+    try:
+        return write_baseline(review.settings, invocation, report.findings, evaluated)
+    except (OSError, SecreviewError) as exc:
+        return f"baseline not written: {exc}"
 
 
 def write_summary_json(report: Report, report_dir: Path) -> None:

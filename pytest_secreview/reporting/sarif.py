@@ -26,13 +26,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from ..atomic import write_text_atomic
 from ..severity import Severity
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, Report, RuleReport
@@ -291,15 +291,31 @@ def _result(
             properties["triage_reason"] = _clean(finding.triage_reason)
         if finding.triage_confidence is not None:
             properties["triage_confidence"] = finding.triage_confidence
-    if finding.dismissed:
-        # Kept, not hidden: code scanning shows it as dismissed, with the model's reason.
-        result["suppressions"] = [{"kind": "external", "status": "accepted",
-                                   "justification": _clean(finding.triage_reason)
-                                   or "dismissed by the model"}]
+    suppressions = _suppressions(finding)
+    if suppressions:
+        # Kept, not hidden: code scanning shows it as dismissed, with the reason.
+        result["suppressions"] = suppressions
     flow = code_flow(finding.flow, _location, _clean)
     if flow is not None:
         result["codeFlows"] = [flow]
     return result
+
+
+def _suppressions(finding: FindingReport) -> list[dict[str, Any]]:
+    """Why it does not count: dismissed by the model or in the baseline (``external``), or a
+    comment in the code (``inSource``; one the pull request added says so)."""
+    out: list[dict[str, Any]] = []
+    if finding.dismissed:
+        out.append({"kind": "external", "status": "accepted",
+                    "justification": _clean(finding.triage_reason) or "dismissed by the model"})
+    if finding.suppression is not None:
+        entry: dict[str, Any] = {
+            "kind": "inSource" if finding.suppression == "inline" else "external",
+            "status": "accepted", "justification": _clean(finding.suppression_reason)}
+        if finding.suppression_added:
+            entry["properties"] = {"addedByPullRequest": True}
+        out.append(entry)
+    return out
 
 
 def _fingerprints(findings: list[FindingReport]) -> list[str]:
@@ -472,16 +488,5 @@ def write_sarif(
 ) -> Path:
     """Write :func:`to_sarif` to ``path`` as UTF-8 JSON, atomically (a reader never sees half
     a file); returns the path. Creates missing parent directories."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     data = to_sarif(report, repo_root_uri=repo_root_uri, category=category)
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomic(Path(path), json.dumps(data, ensure_ascii=False, indent=2) + "\n")

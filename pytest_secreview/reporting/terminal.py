@@ -63,15 +63,15 @@ def write_summary(
             by_sev[f["severity"]] += 1
         tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
         write_triage_counts(tr, findings)
+        write_suppressed_counts(tr, findings)
         muted = sum(1 for f in findings if f.get("below_min_confidence"))
         if muted:
             tr.line(f"below --secreview-min-confidence: {muted} finding(s) (kept in JSON and "
                     "SARIF, marked; they fail nothing and get no inline comment)")
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
-            mark = ("  [dismissed by the model]" if f.get("triage") == "dismissed"
-                    else "  [below --secreview-min-confidence]"
-                    if f.get("below_min_confidence") else "")
+            mark = _suppressed_mark(f) or ("  [below --secreview-min-confidence]"
+                                           if f.get("below_min_confidence") else "")
             tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
                     f"{one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:
@@ -219,3 +219,22 @@ def write_not_preloaded(tr: TerminalReporter, summary: Summary) -> None:
         shown = "; ".join(str(x) for x in left[:3]) + (
             f" and {len(left) - 3} more" if len(left) > 3 else "")
         tr.line(f"  {result.rule} on {one_line(result.path)}: {one_line(shown)}")
+def _suppressed_mark(finding: dict[str, object]) -> str:
+    if finding.get("suppression") == "inline":
+        added = ", added by this pull request" if finding.get("suppression_added") else ""
+        return f"  [suppressed inline{added}]"
+    if finding.get("suppression") == "baseline":
+        return "  [in the baseline]"
+    return "  [dismissed by the model]" if finding.get("triage") == "dismissed" else ""
+
+
+def write_suppressed_counts(tr: TerminalReporter, findings: list[dict[str, object]]) -> None:
+    """How many findings inline suppressions and the baseline muted (never silently)."""
+    inline = [f for f in findings if f.get("suppression") == "inline"]
+    baseline = sum(1 for f in findings if f.get("suppression") == "baseline")
+    added = sum(1 for f in inline if f.get("suppression_added"))
+    if inline or baseline:
+        parts = [f"{len(inline)} inline" + (f" ({added} added by this pull request)"
+                                            if added else ""), f"{baseline} baseline"]
+        tr.line("suppressed: " + ", ".join(parts) + " (kept in JSON and SARIF with the reason; "
+                "they fail nothing)", yellow=bool(added))

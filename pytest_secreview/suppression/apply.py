@@ -1,0 +1,147 @@
+"""Decide which findings are suppressed: after evaluation, from the code and the baseline only.
+
+:class:`Quiet` runs on every process that evaluates items, on the findings of every source
+(pattern, taint, scanner, model) once the item's evaluation is complete, so neither a model
+nor anything cached can add a suppression: the fields are cleared, then decided here.
+
+- An inline ``secreview: ignore[rule] reason`` covering the finding (see :mod:`.inline`)
+  marks it ``suppression="inline"`` with the reason; ``suppression_added`` when the comment
+  is a line the pull request added, so the summary shows it to the reviewer.
+- Otherwise a baseline entry with the finding's fingerprint marks it ``"baseline"`` with the
+  entry's note.
+- A suppression comment without a reason (or without a rule id) suppresses nothing and
+  becomes a finding of its own (rule :data:`SUPPRESSION_RULE`), reported by the item of the
+  rule it names when the pull request adds it, and by any item whose finding it sits on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..diff.model import Diff, FileDiff
+from ..errors import GitError
+from ..evaluation.findings import Finding, fingerprint
+from ..gitcmd import run_git
+from ..severity import Severity
+from .baseline import Baseline
+from .inline import MARKER, Suppression, comment_styles, parse_line
+
+__all__ = ["SUPPRESSION_RULE", "Quiet"]
+
+#: The rule id of the finding that reports a suppression comment which does not apply.
+SUPPRESSION_RULE = "secreview-suppression"
+#: A file larger than this is not read for suppressions (its findings stand).
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class Quiet:
+    """The suppressions of one review: inline comments at ``head_sha`` and the baseline."""
+
+    repo: Path
+    diff: Diff
+    baseline: Baseline | None = None
+    _lines: dict[str, list[str] | None] = field(default_factory=dict, repr=False)
+    _added: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def apply(self, findings: Iterable[Finding], rule: str | None = None,
+              files: Sequence[FileDiff] = (), inline: bool = True) -> tuple[Finding, ...]:
+        """``findings`` with their suppressions decided, plus a finding for each suppression
+        comment that does not apply. ``rule`` and ``files`` are the item's (its added lines
+        are searched for suppressions of ``rule`` without a reason); ``inline=False`` uses
+        the baseline only (a file too large to read)."""
+        out: list[Finding] = []
+        problems: dict[tuple[str, int], Finding] = {}
+        for finding in findings:
+            # Nothing from a model, a cache or a worker decides a suppression: only this.
+            finding = replace(finding, suppression=None, suppression_reason="",
+                              suppression_added=False)
+            if finding.rule == SUPPRESSION_RULE:
+                out.append(finding)
+                continue
+            if inline:
+                finding = self._inline(finding, problems)
+            if finding.suppression is None and self.baseline is not None:
+                note = self.baseline.justification(finding)
+                if note is not None:
+                    finding = replace(finding, suppression="baseline", suppression_reason=note)
+            out.append(finding)
+        if inline and rule is not None:
+            for file in files:
+                # One substring search per hunk: most hunks hold no suppression at all.
+                added = (ln for hunk in file.hunks if MARKER in hunk.text for ln in hunk.added)
+                for line in added:
+                    if MARKER in line.text:
+                        found = parse_line(line.text, line.number, comment_styles(file.path))
+                        if found is not None and not found.valid and rule in found.rules:
+                            self._problem(file.path, found, line.text, problems)
+        known = {(f.path, f.line) for f in out if f.rule == SUPPRESSION_RULE}
+        out += [p for key, p in problems.items() if key not in known]
+        return tuple(sorted(out, key=Finding.sort_key))
+
+    def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding]) -> Finding:
+        lines = self._head_lines(finding.path)
+        if lines is None:
+            return finding
+        styles = comment_styles(finding.path)
+        for number in (finding.line, finding.line - 1):
+            if not 1 <= number <= len(lines) or MARKER not in lines[number - 1]:
+                continue
+            found = parse_line(lines[number - 1], number, styles)
+            if found is None:
+                continue
+            # A comment naming no rule is reported wherever it sits on a finding.
+            if not found.at(finding.line) or (found.rules and finding.rule not in found.rules):
+                continue
+            if not found.valid:
+                self._problem(finding.path, found, lines[number - 1], problems)
+                continue
+            return replace(finding, suppression="inline", suppression_reason=found.reason,
+                           suppression_added=number in self._added_lines(finding.path))
+        return finding
+
+    def _problem(self, path: str, found: Suppression, text: str,
+                 problems: dict[tuple[str, int], Finding]) -> None:
+        title = ("Suppression comment names no rule and suppresses nothing: write "
+                 "ignore[rule-id] and a reason" if not found.rules else
+                 "Suppression comment has no reason and suppresses nothing: write the reason "
+                 "after ignore[...]")
+        problems.setdefault((path, found.line), Finding(
+            rule=SUPPRESSION_RULE, severity=Severity.LOW, title=title, path=path,
+            line=found.line, source="suppression", category="configuration",
+            explanation=f"This secreview suppression {found.problem()}.",
+            recommendation="Add the reason a reviewer can check, or remove the comment.",
+            fingerprint=fingerprint(SUPPRESSION_RULE, path, text),
+        ))
+
+    def _added_lines(self, path: str) -> frozenset[int]:
+        with self._lock:
+            if path not in self._added:
+                file = next((f for f in self.diff.files if f.path == path), None)
+                self._added[path] = frozenset(
+                    ln.number for ln in file.added_lines) if file else frozenset()
+            return self._added[path]
+
+    def _head_lines(self, path: str) -> list[str] | None:
+        """``path``'s lines at the head revision (cached), or None when it cannot be read."""
+        with self._lock:
+            if path in self._lines:
+                return self._lines[path]
+        lines: list[str] | None = None
+        if path and not path.startswith(("/", "-")):
+            try:
+                blob = run_git(self.repo, "cat-file", "blob", "--end-of-options",
+                               f"{self.diff.head_sha}:{path}").stdout
+            except GitError:
+                blob = b""  # not a file at head (a model's finding elsewhere): nothing to read
+            if len(blob) <= MAX_FILE_BYTES:
+                # git's lines: split on newlines only (not on the separators splitlines knows).
+                lines = [ln.removesuffix("\r") for ln in
+                         blob.decode("utf-8", "replace").split("\n")]
+        with self._lock:
+            self._lines[path] = lines
+        return lines

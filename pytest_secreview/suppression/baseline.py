@@ -1,0 +1,181 @@
+"""The baseline: known findings a team has accepted, kept outside the code.
+
+``--secreview-baseline FILE`` is a JSON file::
+
+    {"version": 1,
+     "findings": [{"fingerprint": "3f1c...", "rule": "sql-injection", "path": "app/db.py",
+                   "note": "reviewed 2026-01: the table name is a constant",
+                   "line": 12, "title": "SQL built from a string"}]}
+
+A finding whose fingerprint is listed is muted: kept in every report as suppressed (SARIF
+kind ``external``, the note as justification), never failing an item. Fingerprints hash the
+rule, the path and the flagged line's text, not its number, so an entry survives line shifts.
+
+Trust: a pull request must not mute its own findings. When FILE lies inside the repository
+it is read from the **base** revision (like the rules); a baseline the pull request adds or
+edits takes effect once merged. ``--secreview-baseline-update`` rewrites FILE on disk from
+the current findings, keeping the notes already written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..atomic import write_text_atomic
+from ..errors import ConfigError, GitError
+from ..evaluation.findings import Finding
+from ..gitcmd import run_git
+
+__all__ = ["Baseline", "BaselineEntry", "load_baseline", "parse_baseline", "update_baseline"]
+
+#: The one format version this module reads and writes.
+VERSION = 1
+_EXAMPLE = ('{"version": 1, "findings": [{"fingerprint": "<from summary.json>", "rule": '
+            '"sql-injection", "path": "app/db.py", "note": "why this is accepted"}]}')
+
+
+class BaselineEntry(BaseModel):
+    """One accepted finding. ``line`` and ``title`` are for people; matching uses only the
+    fingerprint (which already hashes the rule and the path)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    fingerprint: str = Field(min_length=1, description="The finding's fingerprint.")
+    rule: str = Field(min_length=1)
+    path: str = Field(min_length=1)
+    note: str = Field("", description="Why it is accepted: the SARIF justification.")
+    line: int | None = Field(None, ge=0)
+    title: str | None = None
+
+
+class _BaselineFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1]
+    findings: list[BaselineEntry]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The entries in force for this review, by fingerprint, and where they were read."""
+
+    display: str
+    entries: dict[str, BaselineEntry] = field(default_factory=dict)
+
+    def justification(self, finding: Finding) -> str | None:
+        """The note that mutes ``finding`` (a default text for an empty note), or None."""
+        entry = self.entries.get(finding.fingerprint) if finding.fingerprint else None
+        if entry is None or entry.rule != finding.rule:
+            return None
+        return entry.note or f"known finding, listed in the baseline {self.display} (no note)"
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc
+                   ).lstrip(".") or "(top level)"
+
+
+def parse_baseline(text: str, display: str) -> Baseline:
+    """Validate a baseline's ``text``; raises :class:`ConfigError` naming the file, the key,
+    the value and the fix."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"baseline {display}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
+            f"{exc.msg}). Fix the file, or delete it and run with --secreview-baseline-update "
+            f"to write a new one. Expected: {_EXAMPLE}") from None
+    try:
+        parsed = _BaselineFile.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        value = json.dumps(error.get("input"), ensure_ascii=False, default=str)[:120]
+        raise ConfigError(
+            f"baseline {display}: key {_where(error['loc'])}: {error['msg']} (value {value}). "
+            f"Each entry needs a fingerprint, a rule and a path (strings) and may have a note; "
+            f"expected: {_EXAMPLE}") from None
+    entries: dict[str, BaselineEntry] = {}
+    for entry in parsed.findings:
+        entries.setdefault(entry.fingerprint, entry)
+    return Baseline(display, entries)
+
+
+def load_baseline(path: Path, repo: Path, base_sha: str, notes: list[str],
+                  updating: bool = False) -> Baseline:
+    """The baseline in force. Inside the repository: the base revision's file (a note says
+    so when the pull request changes it, or when the base has none). Outside: the file on
+    disk, which must exist unless ``updating``."""
+    display = str(path)
+    relative = _in_repository(repo, path)
+    if relative is not None:
+        try:
+            blob = run_git(repo, "cat-file", "blob", "--end-of-options",
+                           f"{base_sha}:{relative}").stdout
+        except GitError:
+            if path.is_file():
+                notes.append(f"baseline {relative} is not in the base revision: a pull request "
+                             "cannot add a baseline for its own findings, nothing was muted")
+            elif not updating:
+                raise ConfigError(f"baseline {relative} exists neither in the base revision "
+                                  "nor on disk. Create it with --secreview-baseline-update, or "
+                                  "fix the path") from None
+            return Baseline(relative)
+        if path.is_file() and path.read_bytes() != blob:
+            notes.append(f"baseline {relative}: this pull request changes it; the base "
+                         "revision's was used (the change takes effect once merged)")
+        return parse_baseline(blob.decode("utf-8", "replace"), f"{relative} (base revision)")
+    if not path.is_file():
+        if updating:
+            return Baseline(display)
+        raise ConfigError(f"baseline {display} does not exist. Create it with "
+                          "--secreview-baseline-update, or fix the path")
+    return parse_baseline(path.read_text("utf-8", "replace"), display)
+
+
+def _in_repository(repo: Path, path: Path) -> str | None:
+    """``path`` relative to ``repo`` when it lies inside, as written or once symlinks are
+    resolved (a symlink the pull request adds must not carry the file outside), else None."""
+    pairs = ((Path(os.path.abspath(path)), Path(os.path.abspath(repo))),
+             (path.resolve(), repo.resolve()))
+    for candidate, root in pairs:
+        try:
+            return candidate.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
+def update_baseline(path: Path, findings: Iterable[Finding],
+                    evaluated: set[tuple[str, str]]) -> int:
+    """Rewrite ``path`` from ``findings`` (atomically); returns the number of entries.
+
+    Notes already in the file are kept. An existing entry stays unless this review evaluated
+    its (rule, path) and did not find it again: a review of a pull request sees its changed
+    files only, and must not drop what other files' entries accept.
+    """
+    old = parse_baseline(path.read_text("utf-8", "replace"), str(path)) if path.is_file() \
+        else Baseline(str(path))
+    entries: dict[str, BaselineEntry] = {}
+    for finding in findings:
+        if not finding.fingerprint or finding.fingerprint in entries:
+            continue
+        kept = old.entries.get(finding.fingerprint)
+        entries[finding.fingerprint] = BaselineEntry(
+            fingerprint=finding.fingerprint, rule=finding.rule, path=finding.path,
+            note=kept.note if kept else "", line=finding.line, title=finding.title[:200])
+    for fingerprint, entry in old.entries.items():
+        if fingerprint not in entries and (entry.rule, entry.path) not in evaluated:
+            entries[fingerprint] = entry
+    ordered = sorted(entries.values(), key=lambda e: (e.path, e.rule, e.line or 0, e.fingerprint))
+    data = {"version": VERSION,
+            "findings": [e.model_dump(exclude_none=True) for e in ordered]}
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return len(ordered)
+
