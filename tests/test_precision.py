@@ -315,6 +315,8 @@ def test_min_confidence_mutes_low_findings_and_keeps_unstated_ones(
     assert "1 finding(s) at or above CRITICAL" in out
     assert "no confidence stated" in out
     assert "below --secreview-min-confidence: 1 finding(s)" in out
+    markdown = (pytester.path / "secreview-artifacts/report/summary.md").read_text()
+    assert "1 finding(s) below --secreview-min-confidence (fail nothing)" in markdown
     assert "app.py:8  CRITICAL  SQL injection in search  (sqli)  [below --secreview-min" in out
     by_line = {f["line"]: f for f in _summary(pytester)["findings"]}
     assert by_line[8]["below_min_confidence"] is True and by_line[8]["confidence"] == 0.3
@@ -361,6 +363,8 @@ def test_hunks_over_the_budget_are_named_in_the_prompt_and_the_summary(
     (left,) = item["usage"]["not_preloaded"]
     assert left.startswith("app.py @@ -")
     assert "not pre-loaded into the prompt" in result.stdout.str()
+    markdown = (pytester.path / "secreview-artifacts/report/summary.md").read_text()
+    assert "1 hunk(s) in 1 item(s) not pre-loaded into the prompt" in markdown
 
 
 def test_pr_title_and_body_are_capped_in_the_review_prompt(

@@ -134,8 +134,22 @@ def _usage_block(report: Report) -> str:
         f"{u.tool_calls:,} tool calls · {u.input_tokens:,} input tokens "
         f"({u.cached_tokens:,} cached, {u.cache_write_tokens:,} cache writes) · "
         f"{u.output_tokens:,} output tokens ({u.reasoning_tokens:,} reasoning)"
-        f"{cache}"
+        f"{cache}{_limits_line(report)}"
     )
+
+
+def _limits_line(report: Report) -> str:
+    """What the precision and size levers held back, counted (the JSON report lists each)."""
+    left = [len(item.usage.get("not_preloaded") or []) for item in report.items]
+    hunks, items = sum(left), sum(1 for n in left if n)
+    below = sum(1 for f in report.findings if f.below_min_confidence)
+    parts = []
+    if hunks:
+        parts.append(f"{hunks:,} hunk(s) in {items:,} item(s) not pre-loaded into the prompt "
+                     "(over --secreview-max-context-chars; read through the tools)")
+    if below:
+        parts.append(f"{below:,} finding(s) below --secreview-min-confidence (fail nothing)")
+    return "\n\n" + " · ".join(parts) if parts else ""
 
 
 def _notes_block(report: Report) -> str | None:
