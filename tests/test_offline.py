@@ -42,3 +42,21 @@ def test_unknown_base_is_an_actionable_error(tmp_path: Path) -> None:
     repo = _repo(tmp_path, {"a.py": "x = 1\n"})
     with pytest.raises(GitError, match="no-such-branch"):
         review_range(repo.path, "no-such-branch")
+
+
+def test_inline_suppressions_count_as_in_a_pytest_run(tmp_path: Path) -> None:
+    # The MCP server's review_diff and `secreview bench` read this: a finding the code
+    # suppresses (with a reason) is marked, and one without a reason stands.
+    code = ("from flask import request\n"
+            "def run():\n"
+            "    # secreview: ignore[code-injection] admin console, input is our own tests\n"
+            "    eval(request.args['expr'])\n"
+            "def other():\n"
+            "    eval(request.args['x'])  # secreview: ignore[code-injection]\n")
+    repo = _repo(tmp_path, {"console.py": code})
+    result = review_range(repo.path, "main", use_scanners=False)
+    by_line = {f.line: f for f in result.findings if f.rule == "code-injection"}
+    assert by_line[4].suppression == "inline" and by_line[4].suppression_added
+    assert by_line[4].suppression_reason == "admin console, input is our own tests"
+    assert by_line[6].suppression is None and not by_line[6].muted
+    assert any(f.rule == "secreview-suppression" and f.line == 6 for f in result.findings)

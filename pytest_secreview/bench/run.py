@@ -73,7 +73,9 @@ def run_deterministic(repo: Path, rules: Sequence[str]) -> CaseRun:
     review = review_range(repo, BASE, HEAD, rules=rules)
     if review.rule_errors:
         raise BenchError("rule files that do not parse:\n" + "\n".join(review.rule_errors))
-    found = tuple(Reported(f.rule, f.cwe, f.path, f.line) for f in review.findings)
+    # What fails nothing (suppressed inline, dismissed, below the minimum) is not a report.
+    found = tuple(Reported(f.rule, f.cwe, f.path, f.line) for f in review.findings
+                  if not f.muted)
     return CaseRun(found, {}, Cost(), tuple(r.id for r in review.rules))
 
 
@@ -139,7 +141,8 @@ def run_with_model(repo: Path, work: Path, rules: Sequence[str], model: str,
         raise BenchError(f"the review of {repo.name} wrote no summary.json (pytest exit "
                          f"status {int(status)}); its output ends with:\n{tail}")
     report = Report.model_validate_json(summary.read_bytes())
-    found = tuple(Reported(f.rule, f.cwe, f.path, f.line) for f in report.findings)
+    found = tuple(Reported(f.rule, f.cwe, f.path, f.line) for f in report.findings
+                  if not f.muted)
     by_rule: dict[str, Cost] = {}
     errors: list[str] = []
     for item in report.items:

@@ -21,6 +21,7 @@ from ..rules.matcher import DataflowTarget, PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
+from ..suppression.apply import Quiet
 from ..triage.plan import TriagePlan, plan_triage
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
@@ -34,7 +35,7 @@ class RangeReview:
 
     diff: Diff
     rules: tuple[Rule, ...]
-    findings: tuple[Finding, ...]  # worst first, then by location
+    findings: tuple[Finding, ...]  # worst first, then by location; suppressed ones marked
     rule_errors: tuple[str, ...] = ()  # one line per rule file that did not parse
     not_reviewed: tuple[tuple[str, str], ...] = ()  # (path, reason)
     needs_model: tuple[tuple[str, str], ...] = ()  # (rule id, path) left for a model
@@ -102,10 +103,13 @@ def review_range(
     taint_failed: dict[str, str] = {}
     # Whole head and base files for the rules' dataflow (taint:) sections, read once.
     taint = taint_session(repo, diff, parsed) if use_taint else None
+    # The code's own `secreview: ignore[rule] reason` comments count here as in a pytest run.
+    quiet = Quiet(repo, diff)
     for rule in parsed:
         for target in with_dataflow_target(rule, plan.targets(rule, prepared), taint, diff):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
-            findings.extend(evaluation.findings)
+            findings.extend(quiet.apply(evaluation.findings, rule.id,
+                                        [part.file for part in target.parts]))
             for part in target.parts:
                 if taint is not None and taint.not_reviewed(part.file.path):
                     taint_failed[part.file.path] = taint.not_reviewed(part.file.path) or ""

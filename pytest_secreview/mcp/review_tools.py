@@ -115,6 +115,10 @@ def format_review(review: RangeReview) -> str:
             f"{finding.path}:{finding.line}: {finding.severity.value} [{finding.rule}] "
             f"{finding.title}"
         )
+        if finding.suppression:
+            added = ", added by this change" if finding.suppression_added else ""
+            lines.append(f"  suppressed ({finding.suppression}{added}): "
+                         f"{finding.suppression_reason}")
         if finding.explanation:
             lines.append(f"  {finding.explanation}")
         if finding.recommendation:
