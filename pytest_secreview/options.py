@@ -31,22 +31,26 @@ def _choice(*choices: str) -> Callable[[str], str]:
     return parse
 
 
-def _positive_int(value: str) -> int:
+def _number(value: str, kind: type[int] | type[float], noun: str) -> float:
     try:
-        number = int(value)
+        number = kind(value)
     except ValueError:
-        raise ValueError("must be a whole number") from None
+        raise ValueError(f"must be {noun}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"must be a finite number, not {value!r}")
+    return number
+
+
+def _positive_int(value: str) -> int:
+    number = int(_number(value, int, "a whole number"))
     if number < 1:
         raise ValueError("must be a whole number of at least 1")
     return number
 
 
 def _non_negative_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError("must be a number") from None
-    if not math.isfinite(number) or number < 0:
+    number = _number(value, float, "a number")
+    if number < 0:
         raise ValueError("must be a finite number, not negative")
     return number
 

@@ -242,31 +242,28 @@ def exposure(found: Touched, hardening: Hardening) -> list[Exposure]:
     """What the summary says, at its top, about the files in :func:`touched`."""
     advice = ("run the review with the `secreview` command (see README, 'Running on pull "
               "requests from forks')")
+    # Per kind of file: the names, whether this run kept them out, what that line says, and
+    # what the other says (this run already imported, read or loaded them).
+    kinds = (
+        (found.conftests, hardening.noconftest, "{names}: not imported (--noconftest)",
+         "{names}: pytest imported them before the review started, so code from the pull "
+         "request ran in this job and hooks there can change what this review reports"),
+        (found.config_files, hardening.config_outside,
+         "{names}: not read (the configuration is the job's)",
+         "{names}: pytest read the checkout's configuration (addopts, -p plugins, "
+         "pythonpath); the review's own settings come from the base revision, but pytest's "
+         "do not"),
+        (found.entry_points, hardening.autoload_off,
+         f"pytest plugin entry points in {{names}}: not loaded ({AUTOLOAD_OFF})",
+         "pytest plugin entry points in {names}: when the checkout is installed in this "
+         "environment, pytest loads them automatically"),
+    )
     out = []
-    if found.conftests:
-        names = ", ".join(found.conftests)
-        out.append(Exposure(
-            f"this pull request changes {names}: not imported (--noconftest)"
-            if hardening.noconftest else
-            f"this pull request changes {names}: pytest imported them before the review "
-            f"started, so code from the pull request ran in this job and hooks there can "
-            f"change what this review reports; {advice}", not hardening.noconftest))
-    if found.config_files:
-        names = ", ".join(found.config_files)
-        out.append(Exposure(
-            f"this pull request changes {names}: not read (the configuration is the job's)"
-            if hardening.config_outside else
-            f"this pull request changes {names}: pytest read the checkout's configuration "
-            f"(addopts, -p plugins, pythonpath); the review's own settings come from the base "
-            f"revision, but pytest's do not; {advice}", not hardening.config_outside))
-    if found.entry_points:
-        names = ", ".join(found.entry_points)
-        out.append(Exposure(
-            f"this pull request changes pytest plugin entry points in {names}: not loaded "
-            f"({AUTOLOAD_OFF})" if hardening.autoload_off else
-            f"this pull request changes pytest plugin entry points in {names}: when the "
-            f"checkout is installed in this environment, pytest loads them automatically; "
-            f"{advice}", not hardening.autoload_off))
+    for files, kept_out, safe, exposed in kinds:
+        if files:
+            said = (safe if kept_out else f"{exposed}; {advice}").replace(
+                "{names}", ", ".join(files))
+            out.append(Exposure(f"this pull request changes {said}", not kept_out))
     return out
 
 

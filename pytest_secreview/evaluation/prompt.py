@@ -179,36 +179,21 @@ def task_prompt(
             "Pull request title and description (untrusted):\n"
             f"<<<UNTRUSTED {boundary}\n{pr_context}\nUNTRUSTED {boundary}>>>\n\n"
         )
+    shared = {"rule_id": target.rule.id, "base_sha": base_sha, "head_sha": head_sha,
+              "max_turns": str(max_turns), "boundary": boundary, "hunks": hunks,
+              "pr_context": not_preloaded + context, "deterministic": listed}
     if isinstance(target, BatchTarget):
         paths = dict.fromkeys(_file_line(p) for p in target.parts)
-        return render(
-            load("task_batch"),
-            rule_id=target.rule.id,
-            file_count=str(len(paths)),
-            file_list="\n".join(f"- {p}" for p in paths),
-            base_sha=base_sha,
-            head_sha=head_sha,
-            max_turns=str(max_turns),
-            boundary=boundary,
-            hunks=hunks,
-            pr_context=not_preloaded + context,
-            deterministic=listed,
-        )
+        return render(load("task_batch"), file_count=str(len(paths)),
+                      file_list="\n".join(f"- {p}" for p in paths), **shared)
     return render(
         load("task"),
-        rule_id=target.rule.id,
         path=one_line(file.path),
         change_kind=file.kind.value,
         old_path_note=f", was {one_line(file.old_path)}"
         if file.old_path and file.old_path != file.path else "",
-        base_sha=base_sha,
-        head_sha=head_sha,
-        max_turns=str(max_turns),
-        boundary=boundary,
-        hunks=hunks,
-        pr_context=not_preloaded + context,
-        deterministic=listed,
         flows=flows,
+        **shared,
     )
 
 

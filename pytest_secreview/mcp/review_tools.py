@@ -115,14 +115,14 @@ def format_review(review: RangeReview) -> str:
             f"{finding.path}:{finding.line}: {finding.severity.value} [{finding.rule}] "
             f"{finding.title}"
         )
-        if finding.suppression:
-            added = ", added by this change" if finding.suppression_added else ""
-            lines.append(f"  suppressed ({finding.suppression}{added}): "
-                         f"{finding.suppression_reason}")
-        if finding.explanation:
-            lines.append(f"  {finding.explanation}")
-        if finding.recommendation:
-            lines.append(f"  fix: {finding.recommendation}")
+        added = ", added by this change" if finding.suppression_added else ""
+        details = (
+            finding.suppression
+            and f"suppressed ({finding.suppression}{added}): {finding.suppression_reason}",
+            finding.explanation,
+            finding.recommendation and f"fix: {finding.recommendation}",
+        )
+        lines += [f"  {text}" for text in details if text]
     if review.not_reviewed:
         lines += ["", "Not reviewed:"]
         lines += [f"  {path}: {why}" for path, why in review.not_reviewed]
