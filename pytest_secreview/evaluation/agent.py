@@ -22,22 +22,13 @@ from typing import Any
 
 from ..activity import tool_call_finished
 from ..errors import EvaluationError
+from ..llm import messages as msg
 from ..llm.base import ChatModel
 from ..llm.errors import (
     EmptyResponseError,
     LLMError,
     ProviderUnavailableError,
     ToolsUnsupportedError,
-)
-from ..llm.messages import (
-    ChatRequest,
-    FinishReason,
-    Message,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-    ToolSpec,
 )
 from ..tools.registry import ToolRegistry
 from ..usage import ReviewUsage
@@ -75,13 +66,13 @@ class FinalTool:
     """The tool that ends a review: its declaration, the example arguments shown in the text
     protocols (prompt-based and single-shot), and how a single-shot answer's call is found."""
 
-    spec: ToolSpec
+    spec: msg.ToolSpec
     example_args: str
     single_shot_args: str
     parse_answer: Callable[[str], dict[str, Any] | None]
 
 
-def final_tool(spec: ToolSpec, example_args: str) -> FinalTool:
+def final_tool(spec: msg.ToolSpec, example_args: str) -> FinalTool:
     """A :class:`FinalTool` for ``spec`` whose single-shot answer is a ``<tool_call>`` block
     naming it (the model triage and the finding check end their runs this way)."""
 
@@ -152,15 +143,15 @@ class _Run:
         self.tool_calls = 0
         self.refused_after_cap = False
         self.tool_specs = [
-            ToolSpec(s["name"], s["description"], s["parameters"])
+            msg.ToolSpec(s["name"], s["description"], s["parameters"])
             for s in request.registry.specs()
         ] + [request.final.spec]
 
     # -- model calls ----------------------------------------------------------------------
 
     def _complete(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec] | None
-    ) -> ModelResponse:
+        self, system: str, messages: Sequence[msg.Message], tools: Sequence[msg.ToolSpec] | None
+    ) -> msg.ModelResponse:
         if self.turns >= self.request.max_turns:
             raise NoVerdictError(
                 f"no verdict within {self.request.max_turns} turns (--secreview-max-turns): "
@@ -177,7 +168,7 @@ class _Run:
         retried_empty = False
         while True:
             try:
-                response = self.model.complete(ChatRequest(
+                response = self.model.complete(msg.ChatRequest(
                     system, messages, tools,
                     max_output_tokens=self.request.max_output_tokens,
                     temperature=self.request.temperature,
@@ -200,7 +191,7 @@ class _Run:
                 raise
             self.usage.add_model_call(self.model.model_id, response.usage)
             break
-        if response.finish_reason in (FinishReason.SAFETY, FinishReason.RECITATION):
+        if response.finish_reason in (msg.FinishReason.SAFETY, msg.FinishReason.RECITATION):
             raise EvaluationError(
                 f"{self.model.model_id} blocked the review ({response.finish_reason.value}, "
                 f"provider reason {response.raw_finish_reason!r}); the change was not reviewed"
@@ -224,7 +215,7 @@ class _Run:
 
     def _native(self) -> list[Finding] | None:
         self.usage.mode = "native"
-        messages: list[Message] = [Message.user(self.request.task)]
+        messages: list[msg.Message] = [msg.Message.user(self.request.task)]
         first = True
         while True:
             response = self._complete(self.request.system, messages, self.tool_specs)
@@ -235,16 +226,16 @@ class _Run:
                     self._log("mode", "answered in text without a tool call; switching to "
                               "prompt-based calls")
                     return None
-                messages += [Message("assistant", response.parts or (TextPart("..."),)),
-                             Message.user(self._nudge(response))]
+                messages += [msg.Message("assistant", response.parts or (msg.TextPart("..."),)),
+                             msg.Message.user(self._nudge(response))]
                 continue
             first = False
-            messages.append(Message("assistant", response.parts))
+            messages.append(msg.Message("assistant", response.parts))
             verdict = _Verdict()
             results = self._execute(calls, verdict)
             if verdict.findings is not None:
                 return verdict.findings
-            messages.append(Message.tool_results(results))
+            messages.append(msg.Message.tool_results(results))
 
     def _prompt_based(self) -> list[Finding] | None:
         self.usage.mode = "prompt"
@@ -253,7 +244,7 @@ class _Run:
         final = self.request.final
         system = self.request.system + "\n\n" + prompt_tools_instructions(
             specs, final.spec.name, final.example_args)
-        messages: list[Message] = [Message.user(self.request.task)]
+        messages: list[msg.Message] = [msg.Message.user(self.request.task)]
         first = True
         while True:
             response = self._complete(system, messages, None)
@@ -263,12 +254,12 @@ class _Run:
                 if first:
                     self._log("mode", "no <tool_call> in the answer; switching to single-shot")
                     return None
-                messages += [Message("assistant", (TextPart(response.text or "..."),)),
-                             Message.user(self._nudge(response))]
+                messages += [msg.Message("assistant", (msg.TextPart(response.text or "..."),)),
+                             msg.Message.user(self._nudge(response))]
                 continue
             first = False
             calls = [
-                ToolCallPart(id=f"text-{self.turns}-{i}", name=c.name, args=c.args,
+                msg.ToolCallPart(id=f"text-{self.turns}-{i}", name=c.name, args=c.args,
                              arguments_error=c.error)
                 for i, c in enumerate(parsed)
             ]
@@ -281,8 +272,8 @@ class _Run:
                 f"{r.content}\n</tool_result>"
                 for r in results
             )
-            messages += [Message("assistant", (TextPart(response.text),)),
-                         Message.user(blocks)]
+            messages += [msg.Message("assistant", (msg.TextPart(response.text),)),
+                         msg.Message.user(blocks)]
 
     def _single_shot(self) -> list[Finding]:
         self.usage.mode = "single-shot"
@@ -290,7 +281,7 @@ class _Run:
         final = self.request.final
         prompt = self.request.task + "\n\n" + single_shot_prompt(
             context, self.request.boundary, final.spec.name, final.single_shot_args)
-        messages: list[Message] = [Message.user(prompt)]
+        messages: list[msg.Message] = [msg.Message.user(prompt)]
         for _attempt in range(2):
             response = self._complete(self.request.system, messages, None)
             self._log_response(response)
@@ -302,8 +293,8 @@ class _Run:
                     return self.request.validate(args)
                 except ValueError as exc:
                     problem = str(exc)
-            messages += [Message("assistant", (TextPart(response.text or "..."),)),
-                         Message.user(f"{problem}. Answer again with exactly one "
+            messages += [msg.Message("assistant", (msg.TextPart(response.text or "..."),)),
+                         msg.Message.user(f"{problem}. Answer again with exactly one "
                                       f"<tool_call> block calling {final.spec.name}.")]
         raise NoVerdictError(
             "no valid verdict from the single-shot review (the last fallback after native and "
@@ -312,29 +303,30 @@ class _Run:
 
     # -- tools ----------------------------------------------------------------------------
 
-    def _execute(self, calls: Sequence[ToolCallPart], verdict: _Verdict) -> list[ToolResultPart]:
+    def _execute(self, calls: Sequence[msg.ToolCallPart], verdict: _Verdict
+                 ) -> list[msg.ToolResultPart]:
         """Run every call of the turn concurrently; results keep the calls' order."""
 
-        def report(call: ToolCallPart) -> ToolResultPart:
+        def report(call: msg.ToolCallPart) -> msg.ToolResultPart:
             try:
                 findings = self.request.validate(call.args)
             except ValueError as exc:
-                return ToolResultPart(call.id, call.name, f"error: {exc}", is_error=True)
+                return msg.ToolResultPart(call.id, call.name, f"error: {exc}", is_error=True)
             if verdict.findings is None:  # the first valid verdict of the turn is the one
                 verdict.findings = findings
-            return ToolResultPart(call.id, call.name, f"accepted {len(findings)} finding(s)")
+            return msg.ToolResultPart(call.id, call.name, f"accepted {len(findings)} finding(s)")
 
         allowed = self._within_tool_cap(calls)
 
-        def one(call: ToolCallPart) -> ToolResultPart | None:
+        def one(call: msg.ToolCallPart) -> msg.ToolResultPart | None:
             if call.arguments_error:
-                return ToolResultPart(call.id, call.name or "unknown",
+                return msg.ToolResultPart(call.id, call.name or "unknown",
                                       f"error: arguments not understood: {call.arguments_error}",
                                       is_error=True)
             if call.name == self.request.final.spec.name:
                 return None  # judged after the pool, in the order the model wrote the calls
             if call.id not in allowed:
-                return ToolResultPart(call.id, call.name, TOOL_CAP_REACHED.format(
+                return msg.ToolResultPart(call.id, call.name, TOOL_CAP_REACHED.format(
                     cap=self.request.max_tool_calls, final=self.request.final.spec.name),
                     is_error=True)
             result = self.request.registry.call(call.name, call.args)
@@ -343,7 +335,7 @@ class _Run:
                 f"<<<UNTRUSTED {self.request.boundary}\n{result.text}\n"
                 f"UNTRUSTED {self.request.boundary}>>>"
             )
-            return ToolResultPart(call.id, call.name, content, is_error=result.is_error)
+            return msg.ToolResultPart(call.id, call.name, content, is_error=result.is_error)
 
         with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
             ran = list(pool.map(one, calls))
@@ -356,7 +348,7 @@ class _Run:
             })
         return results
 
-    def _within_tool_cap(self, calls: Sequence[ToolCallPart]) -> set[str]:
+    def _within_tool_cap(self, calls: Sequence[msg.ToolCallPart]) -> set[str]:
         """Ids of the repository tool calls of this turn that the tool-call cap allows.
 
         Calls past the cap are refused with a message telling the model to report; a model
@@ -380,14 +372,14 @@ class _Run:
                       "call(s) refused")
         return {c.id for c in allowed}
 
-    def _nudge(self, response: ModelResponse) -> str:
-        text = CUT_OFF if response.finish_reason is FinishReason.MAX_TOKENS else NUDGE
+    def _nudge(self, response: msg.ModelResponse) -> str:
+        text = CUT_OFF if response.finish_reason is msg.FinishReason.MAX_TOKENS else NUDGE
         return text.replace("report_findings", self.request.final.spec.name)
 
     def _log(self, event: str, detail: str) -> None:
         self.request.transcript.append({"turn": self.turns, "event": event, "detail": detail})
 
-    def _log_response(self, response: ModelResponse) -> None:
+    def _log_response(self, response: msg.ModelResponse) -> None:
         self.request.transcript.append({
             "turn": self.turns, "model": response.model,
             "finish": response.finish_reason.value,

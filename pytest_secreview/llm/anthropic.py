@@ -22,21 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import messages as msg
 from ._wire import as_dict, as_int, ensure_answer, require_object, synthetic_call_id
 from .adapter import HttpChatModel
 from .errors import MalformedResponseError
-from .messages import (
-    ChatRequest,
-    FinishReason,
-    Message,
-    ModelResponse,
-    Part,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    ToolResultPart,
-    Usage,
-)
 
 ORIGIN = "anthropic"
 API_VERSION = "2023-06-01"
@@ -45,12 +34,12 @@ _EPHEMERAL = {"type": "ephemeral"}
 _CACHEABLE = frozenset({"text", "tool_use", "tool_result"})
 
 _FINISH = {
-    "end_turn": FinishReason.STOP,
-    "stop_sequence": FinishReason.STOP,
-    "tool_use": FinishReason.TOOL_CALLS,
-    "max_tokens": FinishReason.MAX_TOKENS,
-    "model_context_window_exceeded": FinishReason.MAX_TOKENS,
-    "refusal": FinishReason.SAFETY,
+    "end_turn": msg.FinishReason.STOP,
+    "stop_sequence": msg.FinishReason.STOP,
+    "tool_use": msg.FinishReason.TOOL_CALLS,
+    "max_tokens": msg.FinishReason.MAX_TOKENS,
+    "model_context_window_exceeded": msg.FinishReason.MAX_TOKENS,
+    "refusal": msg.FinishReason.SAFETY,
 }
 
 
@@ -62,7 +51,7 @@ class AnthropicModel(HttpChatModel):
         self._wire_model = wire_model
         self._vertex = vertex
 
-    def build(self, request: ChatRequest) -> dict[str, Any]:
+    def build(self, request: msg.ChatRequest) -> dict[str, Any]:
         return build_request(
             request,
             model=None if self._vertex else self._wire_model,
@@ -72,12 +61,12 @@ class AnthropicModel(HttpChatModel):
     def headers(self) -> dict[str, str] | None:
         return None if self._vertex else {"anthropic-version": API_VERSION}
 
-    def parse(self, data: Any) -> ModelResponse:
+    def parse(self, data: Any) -> msg.ModelResponse:
         return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
 
 def build_request(
-    request: ChatRequest, *, model: str | None, anthropic_version: str | None
+    request: msg.ChatRequest, *, model: str | None, anthropic_version: str | None
 ) -> dict[str, Any]:
     """The Messages API request body (``model`` None and ``anthropic_version`` set for Vertex)."""
     body: dict[str, Any] = {}
@@ -105,7 +94,7 @@ def build_request(
     return body
 
 
-def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def _messages(messages: Sequence[msg.Message]) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
     for message in messages:
         blocks = [b for p in message.parts if (b := _block(p)) is not None]
@@ -123,13 +112,13 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return wire
 
 
-def _block(part: Part) -> dict[str, Any] | None:
-    if isinstance(part, TextPart):
+def _block(part: msg.Part) -> dict[str, Any] | None:
+    if isinstance(part, msg.TextPart):
         # The API rejects empty text blocks.
         return {"type": "text", "text": part.text} if part.text else None
-    if isinstance(part, ToolCallPart):
+    if isinstance(part, msg.ToolCallPart):
         return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.args}
-    if isinstance(part, ToolResultPart):
+    if isinstance(part, msg.ToolResultPart):
         block: dict[str, Any] = {
             "type": "tool_result",
             "tool_use_id": part.call_id,
@@ -138,7 +127,7 @@ def _block(part: Part) -> dict[str, Any] | None:
         if part.is_error:
             block["is_error"] = True
         return block
-    if isinstance(part, ThinkingPart):
+    if isinstance(part, msg.ThinkingPart):
         if part.origin != ORIGIN or not part.signature:
             return None  # another provider's reasoning, or nothing we may echo
         if part.redacted:
@@ -147,7 +136,7 @@ def _block(part: Part) -> dict[str, Any] | None:
     raise TypeError(f"unexpected part {type(part).__name__}")
 
 
-def parse_response(data: Any, *, provider: str, requested_model: str) -> ModelResponse:
+def parse_response(data: Any, *, provider: str, requested_model: str) -> msg.ModelResponse:
     """Convert a Messages API response body (see the module docstring for the rules)."""
     body = require_object(data, provider, "a Message object")
     content = body.get("content")
@@ -158,18 +147,18 @@ def parse_response(data: Any, *, provider: str, requested_model: str) -> ModelRe
     usage = _usage(as_dict(body.get("usage")))
     parts = tuple(p for block in content if (p := _parse_block(block)) is not None)
     raw = body.get("stop_reason") if isinstance(body.get("stop_reason"), str) else None
-    finish = _FINISH.get(raw, FinishReason.OTHER) if raw else FinishReason.OTHER
+    finish = _FINISH.get(raw, msg.FinishReason.OTHER) if raw else msg.FinishReason.OTHER
     model = body.get("model") if isinstance(body.get("model"), str) else None
     ensure_answer(parts, finish, usage, provider)
-    return ModelResponse(parts, finish, usage, model or requested_model, raw)
+    return msg.ModelResponse(parts, finish, usage, model or requested_model, raw)
 
 
-def _parse_block(block: Any) -> Part | None:
+def _parse_block(block: Any) -> msg.Part | None:
     if not isinstance(block, dict):
         return None
     kind = block.get("type")
     if kind == "text" and isinstance(block.get("text"), str) and block["text"]:
-        return TextPart(block["text"])
+        return msg.TextPart(block["text"])
     if kind == "tool_use" and isinstance(block.get("name"), str):
         raw_id = block.get("id")
         call_id = raw_id if isinstance(raw_id, str) and raw_id else synthetic_call_id()
@@ -177,24 +166,24 @@ def _parse_block(block: Any) -> Part | None:
         if args is None:
             args = {}
         if not isinstance(args, dict):
-            return ToolCallPart(
+            return msg.ToolCallPart(
                 call_id, block["name"], {},
                 arguments_error=f"arguments must be a JSON object, got {type(args).__name__}",
             )
-        return ToolCallPart(call_id, block["name"], args)
+        return msg.ToolCallPart(call_id, block["name"], args)
     if kind == "thinking":
         signature = block.get("signature") if isinstance(block.get("signature"), str) else None
-        return ThinkingPart(str(block.get("thinking") or ""), signature, ORIGIN)
+        return msg.ThinkingPart(str(block.get("thinking") or ""), signature, ORIGIN)
     if kind == "redacted_thinking" and isinstance(block.get("data"), str):
-        return ThinkingPart("", block["data"], ORIGIN, redacted=True)
+        return msg.ThinkingPart("", block["data"], ORIGIN, redacted=True)
     return None
 
 
-def _usage(usage: dict[str, Any]) -> Usage:
+def _usage(usage: dict[str, Any]) -> msg.Usage:
     # Anthropic's input_tokens excludes cache reads and writes; ours includes them.
     read = as_int(usage.get("cache_read_input_tokens"))
     written = as_int(usage.get("cache_creation_input_tokens"))
-    return Usage(
+    return msg.Usage(
         input_tokens=as_int(usage.get("input_tokens")) + read + written,
         output_tokens=as_int(usage.get("output_tokens")),
         cached_tokens=read,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import messages as msg
 from ._wire import (
     SYNTHETIC_ID_PREFIX,
     as_dict,
@@ -32,49 +33,36 @@ from ._wire import (
 from .adapter import HttpChatModel
 from .errors import EmptyResponseError, MalformedResponseError
 from .gemini_schema import to_gemini_schema
-from .messages import (
-    ChatRequest,
-    FinishReason,
-    Message,
-    ModelResponse,
-    Part,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    ToolResultPart,
-    ToolSpec,
-    Usage,
-)
 
 ORIGIN = "gemini"
 
 _FINISH = {
-    "STOP": FinishReason.STOP,
-    "MAX_TOKENS": FinishReason.MAX_TOKENS,
-    "SAFETY": FinishReason.SAFETY,
-    "BLOCKLIST": FinishReason.SAFETY,
-    "PROHIBITED_CONTENT": FinishReason.SAFETY,
-    "SPII": FinishReason.SAFETY,
-    "IMAGE_SAFETY": FinishReason.SAFETY,
-    "IMAGE_PROHIBITED_CONTENT": FinishReason.SAFETY,
-    "RECITATION": FinishReason.RECITATION,
-    "IMAGE_RECITATION": FinishReason.RECITATION,
-    "MALFORMED_FUNCTION_CALL": FinishReason.MALFORMED_TOOL_CALL,
-    "UNEXPECTED_TOOL_CALL": FinishReason.MALFORMED_TOOL_CALL,
+    "STOP": msg.FinishReason.STOP,
+    "MAX_TOKENS": msg.FinishReason.MAX_TOKENS,
+    "SAFETY": msg.FinishReason.SAFETY,
+    "BLOCKLIST": msg.FinishReason.SAFETY,
+    "PROHIBITED_CONTENT": msg.FinishReason.SAFETY,
+    "SPII": msg.FinishReason.SAFETY,
+    "IMAGE_SAFETY": msg.FinishReason.SAFETY,
+    "IMAGE_PROHIBITED_CONTENT": msg.FinishReason.SAFETY,
+    "RECITATION": msg.FinishReason.RECITATION,
+    "IMAGE_RECITATION": msg.FinishReason.RECITATION,
+    "MALFORMED_FUNCTION_CALL": msg.FinishReason.MALFORMED_TOOL_CALL,
+    "UNEXPECTED_TOOL_CALL": msg.FinishReason.MALFORMED_TOOL_CALL,
 }
 
 
 class GeminiModel(HttpChatModel):
     """A Gemini model reached through ``generateContent`` at ``url``."""
 
-    def build(self, request: ChatRequest) -> dict[str, Any]:
+    def build(self, request: msg.ChatRequest) -> dict[str, Any]:
         return build_request(request)
 
-    def parse(self, data: Any) -> ModelResponse:
+    def parse(self, data: Any) -> msg.ModelResponse:
         return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
 
-def build_request(request: ChatRequest) -> dict[str, Any]:
+def build_request(request: msg.ChatRequest) -> dict[str, Any]:
     """The ``generateContent`` request body."""
     body: dict[str, Any] = {"contents": [c for m in request.messages if (c := _content(m))]}
     if request.system:
@@ -88,7 +76,7 @@ def build_request(request: ChatRequest) -> dict[str, Any]:
     return body
 
 
-def _declaration(tool: ToolSpec) -> dict[str, Any]:
+def _declaration(tool: msg.ToolSpec) -> dict[str, Any]:
     declaration: dict[str, Any] = {"name": tool.name, "description": tool.description}
     # Gemini rejects an OBJECT schema without properties; a tool without arguments omits it.
     if tool.parameters.get("properties"):
@@ -96,11 +84,11 @@ def _declaration(tool: ToolSpec) -> dict[str, Any]:
     return declaration
 
 
-def _content(message: Message) -> dict[str, Any] | None:
+def _content(message: msg.Message) -> dict[str, Any] | None:
     parts: list[dict[str, Any]] = []
     signature: str | None = None
     for part in message.parts:
-        if isinstance(part, ThinkingPart):
+        if isinstance(part, msg.ThinkingPart):
             if part.origin == ORIGIN and part.signature:
                 if signature:
                     parts.append({"text": "", "thoughtSignature": signature})
@@ -118,15 +106,15 @@ def _content(message: Message) -> dict[str, Any] | None:
     return {"role": "model" if message.role == "assistant" else "user", "parts": parts}
 
 
-def _part(part: Part) -> dict[str, Any]:
-    if isinstance(part, TextPart):
+def _part(part: msg.Part) -> dict[str, Any]:
+    if isinstance(part, msg.TextPart):
         return {"text": part.text}
-    if isinstance(part, ToolCallPart):
+    if isinstance(part, msg.ToolCallPart):
         call: dict[str, Any] = {"name": part.name, "args": part.args}
         if not part.id.startswith(SYNTHETIC_ID_PREFIX):
             call["id"] = part.id
         return {"functionCall": call}
-    if isinstance(part, ToolResultPart):
+    if isinstance(part, msg.ToolResultPart):
         key = "error" if part.is_error else "output"
         result: dict[str, Any] = {"name": part.name, "response": {key: part.content}}
         if not part.call_id.startswith(SYNTHETIC_ID_PREFIX):
@@ -135,7 +123,7 @@ def _part(part: Part) -> dict[str, Any]:
     raise TypeError(f"unexpected part {type(part).__name__}")
 
 
-def parse_response(data: Any, *, provider: str, requested_model: str) -> ModelResponse:
+def parse_response(data: Any, *, provider: str, requested_model: str) -> msg.ModelResponse:
     """Convert a ``GenerateContentResponse`` body (see the module docstring for the rules)."""
     body = require_object(data, provider, "a GenerateContentResponse object")
     usage = _usage(as_dict(body.get("usageMetadata")))
@@ -145,7 +133,8 @@ def parse_response(data: Any, *, provider: str, requested_model: str) -> ModelRe
     if not isinstance(candidates, list) or not candidates:
         block = as_dict(body.get("promptFeedback")).get("blockReason")
         if block:
-            return ModelResponse((), FinishReason.SAFETY, usage, model, f"PROMPT_BLOCKED:{block}")
+            return msg.ModelResponse((), msg.FinishReason.SAFETY, usage, model,
+                                     f"PROMPT_BLOCKED:{block}")
         raise EmptyResponseError(
             f"{provider} returned no candidates and no block reason; retry the request",
             provider=provider,
@@ -155,36 +144,36 @@ def parse_response(data: Any, *, provider: str, requested_model: str) -> ModelRe
     raw = candidate.get("finishReason")
     raw = raw if isinstance(raw, str) else None
     parts = _parse_parts(as_dict(candidate.get("content")).get("parts"), provider)
-    finish = _FINISH.get(raw, FinishReason.OTHER) if raw else FinishReason.OTHER
-    if finish is FinishReason.STOP and any(isinstance(p, ToolCallPart) for p in parts):
-        finish = FinishReason.TOOL_CALLS
+    finish = _FINISH.get(raw, msg.FinishReason.OTHER) if raw else msg.FinishReason.OTHER
+    if finish is msg.FinishReason.STOP and any(isinstance(p, msg.ToolCallPart) for p in parts):
+        finish = msg.FinishReason.TOOL_CALLS
     ensure_answer(parts, finish, usage, provider)
-    return ModelResponse(parts, finish, usage, model, raw)
+    return msg.ModelResponse(parts, finish, usage, model, raw)
 
 
-def _parse_parts(raw_parts: Any, provider: str) -> tuple[Part, ...]:
+def _parse_parts(raw_parts: Any, provider: str) -> tuple[msg.Part, ...]:
     if raw_parts is None:
         return ()
     if not isinstance(raw_parts, list):
         raise MalformedResponseError(f"{provider} returned content.parts that is not a list",
                                      provider=provider)
-    out: list[Part] = []
+    out: list[msg.Part] = []
     for raw in raw_parts:
         if not isinstance(raw, dict):
             continue
         signature = raw.get("thoughtSignature")
         if isinstance(signature, str) and signature:
-            out.append(ThinkingPart("", signature, ORIGIN))
+            out.append(msg.ThinkingPart("", signature, ORIGIN))
         if raw.get("thought"):
             continue  # a reasoning summary: not part of the answer
         if "functionCall" in raw:
             out.append(_tool_call(as_dict(raw["functionCall"]), provider))
         elif isinstance(raw.get("text"), str) and raw["text"]:
-            out.append(TextPart(raw["text"]))
+            out.append(msg.TextPart(raw["text"]))
     return tuple(out)
 
 
-def _tool_call(call: dict[str, Any], provider: str) -> ToolCallPart:
+def _tool_call(call: dict[str, Any], provider: str) -> msg.ToolCallPart:
     name = call.get("name")
     if not isinstance(name, str) or not name:
         raise MalformedResponseError(f"{provider} returned a functionCall without a name",
@@ -194,18 +183,18 @@ def _tool_call(call: dict[str, Any], provider: str) -> ToolCallPart:
     if args is None:
         args = {}
     if not isinstance(args, dict):
-        return ToolCallPart(
+        return msg.ToolCallPart(
             call_id or synthetic_call_id(), name, {},
             arguments_error=f"arguments must be a JSON object, got {type(args).__name__}",
         )
-    return ToolCallPart(call_id or synthetic_call_id(), name, args)
+    return msg.ToolCallPart(call_id or synthetic_call_id(), name, args)
 
 
-def _usage(meta: dict[str, Any]) -> Usage:
+def _usage(meta: dict[str, Any]) -> msg.Usage:
     # promptTokenCount already includes cached tokens; thoughts are billed as output but
     # reported apart from candidatesTokenCount.
     thoughts = as_int(meta.get("thoughtsTokenCount"))
-    return Usage(
+    return msg.Usage(
         input_tokens=as_int(meta.get("promptTokenCount"))
         + as_int(meta.get("toolUsePromptTokenCount")),
         output_tokens=as_int(meta.get("candidatesTokenCount")) + thoughts,

@@ -20,29 +20,19 @@ import json
 import re
 from typing import Any, Literal
 
+from . import messages as msg
 from ._wire import as_dict, as_int, ensure_answer, require_object, synthetic_call_id
 from .adapter import HttpChatModel
 from .errors import EmptyResponseError, MalformedResponseError
-from .messages import (
-    ChatRequest,
-    FinishReason,
-    Message,
-    ModelResponse,
-    Part,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-    Usage,
-)
 
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 
 _FINISH = {
-    "stop": FinishReason.STOP,
-    "tool_calls": FinishReason.TOOL_CALLS,
-    "function_call": FinishReason.TOOL_CALLS,
-    "length": FinishReason.MAX_TOKENS,
-    "content_filter": FinishReason.SAFETY,
+    "stop": msg.FinishReason.STOP,
+    "tool_calls": msg.FinishReason.TOOL_CALLS,
+    "function_call": msg.FinishReason.TOOL_CALLS,
+    "length": msg.FinishReason.MAX_TOKENS,
+    "content_filter": msg.FinishReason.SAFETY,
 }
 _THINK = re.compile(r"^\s*<think>.*?(</think>\s*|\Z)", re.DOTALL)
 
@@ -67,17 +57,17 @@ class OpenAIChatModel(HttpChatModel):
     def max_tokens_field(self) -> MaxTokensField:
         return self._max_tokens_field
 
-    def build(self, request: ChatRequest) -> dict[str, Any]:
+    def build(self, request: msg.ChatRequest) -> dict[str, Any]:
         return build_request(
             request, model=self._wire_model, max_tokens_field=self._max_tokens_field
         )
 
-    def parse(self, data: Any) -> ModelResponse:
+    def parse(self, data: Any) -> msg.ModelResponse:
         return parse_response(data, provider=self._provider, requested_model=self._model_id)
 
 
 def build_request(
-    request: ChatRequest, *, model: str, max_tokens_field: MaxTokensField = "max_tokens"
+    request: msg.ChatRequest, *, model: str, max_tokens_field: MaxTokensField = "max_tokens"
 ) -> dict[str, Any]:
     """The chat completions request body."""
     wire: list[dict[str, Any]] = (
@@ -105,8 +95,8 @@ def build_request(
     return body
 
 
-def _messages(message: Message) -> list[dict[str, Any]]:
-    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+def _messages(message: msg.Message) -> list[dict[str, Any]]:
+    text = "".join(p.text for p in message.parts if isinstance(p, msg.TextPart))
     if message.role == "user":
         # Tool messages must directly follow the assistant message that made the calls.
         out = [
@@ -116,7 +106,7 @@ def _messages(message: Message) -> list[dict[str, Any]]:
                 "content": f"Error: {p.content}" if p.is_error else p.content,
             }
             for p in message.parts
-            if isinstance(p, ToolResultPart)
+            if isinstance(p, msg.ToolResultPart)
         ]
         if text:
             out.append({"role": "user", "content": text})
@@ -131,7 +121,7 @@ def _messages(message: Message) -> list[dict[str, Any]]:
             },
         }
         for p in message.parts
-        if isinstance(p, ToolCallPart)
+        if isinstance(p, msg.ToolCallPart)
     ]
     if not text and not calls:
         return []  # e.g. only another provider's reasoning
@@ -141,7 +131,7 @@ def _messages(message: Message) -> list[dict[str, Any]]:
     return [assistant]
 
 
-def parse_response(data: Any, *, provider: str, requested_model: str) -> ModelResponse:
+def parse_response(data: Any, *, provider: str, requested_model: str) -> msg.ModelResponse:
     """Convert a chat completion body (see the module docstring for the rules)."""
     body = require_object(data, provider, "a chat completion object")
     usage = _usage(as_dict(body.get("usage")))
@@ -158,25 +148,25 @@ def parse_response(data: Any, *, provider: str, requested_model: str) -> ModelRe
                                  provider=provider, usage=usage)
     choice = require_object(choices[0], provider, "a choice object")
     message = as_dict(choice.get("message"))
-    parts: list[Part] = []
+    parts: list[msg.Part] = []
     text = _THINK.sub("", _content_text(message.get("content")), count=1)
     if text:
-        parts.append(TextPart(text))
+        parts.append(msg.TextPart(text))
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal and not text:
-        parts.append(TextPart(refusal))
+        parts.append(msg.TextPart(refusal))
     for call in message.get("tool_calls") or []:
         parts.append(_tool_call(as_dict(call), provider))
     raw = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
-    finish = _FINISH.get(raw, FinishReason.OTHER) if raw else FinishReason.OTHER
-    if finish is FinishReason.STOP and any(isinstance(p, ToolCallPart) for p in parts):
-        finish = FinishReason.TOOL_CALLS
+    finish = _FINISH.get(raw, msg.FinishReason.OTHER) if raw else msg.FinishReason.OTHER
+    if finish is msg.FinishReason.STOP and any(isinstance(p, msg.ToolCallPart) for p in parts):
+        finish = msg.FinishReason.TOOL_CALLS
     if isinstance(refusal, str) and refusal:
-        finish = FinishReason.SAFETY
+        finish = msg.FinishReason.SAFETY
     model = body.get("model") if isinstance(body.get("model"), str) else None
     result = tuple(parts)
     ensure_answer(result, finish, usage, provider)
-    return ModelResponse(result, finish, usage, model or requested_model, raw)
+    return msg.ModelResponse(result, finish, usage, model or requested_model, raw)
 
 
 def _content_text(content: Any) -> str:
@@ -190,7 +180,7 @@ def _content_text(content: Any) -> str:
     return ""
 
 
-def _tool_call(call: dict[str, Any], provider: str) -> ToolCallPart:
+def _tool_call(call: dict[str, Any], provider: str) -> msg.ToolCallPart:
     function = as_dict(call.get("function"))
     name = function.get("name")
     if not isinstance(name, str) or not name:
@@ -200,11 +190,11 @@ def _tool_call(call: dict[str, Any], provider: str) -> ToolCallPart:
     call_id = call_id or synthetic_call_id()
     raw = function.get("arguments")
     if isinstance(raw, dict):  # a few servers send an object instead of a string
-        return ToolCallPart(call_id, name, raw, raw_arguments=json.dumps(raw))
+        return msg.ToolCallPart(call_id, name, raw, raw_arguments=json.dumps(raw))
     if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return ToolCallPart(call_id, name, {}, raw_arguments="{}")
+        return msg.ToolCallPart(call_id, name, {}, raw_arguments="{}")
     if not isinstance(raw, str):
-        return ToolCallPart(call_id, name, {}, raw_arguments="{}",
+        return msg.ToolCallPart(call_id, name, {}, raw_arguments="{}",
                             arguments_error="arguments must be a JSON object string")
     try:
         args = json.loads(raw)
@@ -212,19 +202,19 @@ def _tool_call(call: dict[str, Any], provider: str) -> ToolCallPart:
         problem = f"arguments are not valid JSON ({exc}): {raw[:200]!r}"
     else:
         if isinstance(args, dict):
-            return ToolCallPart(call_id, name, args, raw_arguments=raw)
+            return msg.ToolCallPart(call_id, name, args, raw_arguments=raw)
         problem = f"arguments must be a JSON object, got {type(args).__name__}"
     # History carries "{}" rather than the broken text: several compatible servers parse the
     # arguments of past calls and would reject the whole conversation.
-    return ToolCallPart(call_id, name, {}, raw_arguments="{}", arguments_error=problem)
+    return msg.ToolCallPart(call_id, name, {}, raw_arguments="{}", arguments_error=problem)
 
 
-def _usage(usage: dict[str, Any]) -> Usage:
+def _usage(usage: dict[str, Any]) -> msg.Usage:
     # prompt_tokens includes cached tokens (and cache writes, which OpenAI does not bill apart
     # but compatible routers such as OpenRouter report for Claude), completion_tokens includes
     # reasoning tokens.
     details = as_dict(usage.get("prompt_tokens_details"))
-    return Usage(
+    return msg.Usage(
         input_tokens=as_int(usage.get("prompt_tokens")),
         output_tokens=as_int(usage.get("completion_tokens")),
         cached_tokens=as_int(details.get("cached_tokens")),
