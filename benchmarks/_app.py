@@ -68,7 +68,8 @@ class {cls}:
 _PLAIN = (
     '''
 
-def {verb}_{noun}s(items: list[dict[str, Any]], limit: int = DEFAULT_PAGE_SIZE) -> list[dict[str, Any]]:
+def {verb}_{noun}s(items: list[dict[str, Any]], '''
+    '''limit: int = DEFAULT_PAGE_SIZE) -> list[dict[str, Any]]:
     """{Verb} {noun}s, newest first, at most ``limit``."""
     ordered = sorted(items, key=lambda item: item.get("created_at", ""), reverse=True)
     result = []

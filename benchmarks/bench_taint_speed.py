@@ -34,11 +34,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _app import generate
-from _common import Run, measure, median_run, write_section
+from _common import median_run, write_section
 from bench_detection import _GIT_ENV
 
 from pytest_secreview.rules.loader import bundled_rules_dir
@@ -142,6 +144,28 @@ def _without_taint(text: str) -> str:
     return "".join(out)
 
 
+@dataclass(frozen=True)
+class Sample:
+    """One run of one reviewer: wall time, CPU time (user + system, its own and its
+    children's) and peak resident memory."""
+
+    seconds: float
+    cpu: float
+    peak_mib: float
+    returncode: int
+
+
+def _measure(cmd: list[str], cwd: Path) -> Sample:
+    # The CPU time is what this shared machine's load changes least: wall time waits for
+    # other jobs' processes too.
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    return Sample(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+                  os.waitstatus_to_exitcode(status))
+
+
 def _pytest(rules: Path) -> list[str]:
     # -p no:hypothesispytest: the dev venv's hypothesis plugin costs every pytest process
     # about a second; a CI install of the plugin has no hypothesis.
@@ -150,37 +174,84 @@ def _pytest(rules: Path) -> list[str]:
             "-p", "no:hypothesispytest"]
 
 
-def app(modules: int, repeat: int) -> tuple[str, dict[str, Run]]:
-    """Build the application's pull request and time every reviewer on it."""
+def _commands(work: Path, full: Path, plain: Path) -> dict[str, list[str]]:
     bandit = shutil.which("bandit") or str(Path(sys.executable).parent / "bandit")
+    return {
+        "pytest --secreview, taint on": _pytest(full),
+        "pytest --secreview, taint off": _pytest(plain),
+        "review_range, taint on": [sys.executable, "-c",
+                                   _OURS.format(rules=str(full), taint=True)],
+        "review_range, taint off": [sys.executable, "-c",
+                                    _OURS.format(rules=str(plain), taint=False)],
+        "bandit -r": [bandit, "-r", "app", "tests", "-q", "-f", "json",
+                      "-o", str(work / "bandit.json")],
+    }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The reviewers' medians on the full application, their peak memory on a quarter of
+    it, and the taint engine's split."""
+
+    size: str
+    runs: dict[str, Sample]
+    quarter_mib: dict[str, float]
+    quarter_files: int
+    parse: float
+    analyse: float
+
+
+def app(modules: int, repeat: int) -> Outcome:
+    """Build the application's pull request and time every reviewer on it."""
     with tempfile.TemporaryDirectory(prefix="secreview-speed-") as tmp:
         work = Path(tmp)
+        full, plain = rule_packs(work)
+        small = work / "quarter"
+        quarter = build_app_repo(small, max(modules // 4, 1))
+        commands = _commands(work, full, plain)
+        quarter_mib = {name: _measure(cmd, small).peak_mib for name, cmd in commands.items()}
         repo = work / "app"
         paths = build_app_repo(repo, modules)
         lines = sum((repo / p).read_text().count("\n") for p in paths)
-        full, plain = rule_packs(work)
-        commands = {
-            "pytest --secreview, taint on": _pytest(full),
-            "pytest --secreview, taint off": _pytest(plain),
-            "review_range, taint on": [sys.executable, "-c",
-                                       _OURS.format(rules=str(full), taint=True)],
-            "review_range, taint off": [sys.executable, "-c",
-                                        _OURS.format(rules=str(plain), taint=False)],
-            "bandit -r": [bandit, "-r", "app", "tests", "-q", "-f", "json",
-                          "-o", str(work / "bandit.json")],
-        }
-        samples: dict[str, list[Run]] = {name: [] for name in commands}
+        samples: dict[str, list[Sample]] = {name: [] for name in commands}
         for _ in range(repeat):
             for name, cmd in commands.items():
-                samples[name].append(measure(cmd, repo))
-    runs = {name: Run(statistics.median(r.seconds for r in found),
-                      max(r.peak_mib for r in found), max(r.returncode for r in found))
+                samples[name].append(_measure(cmd, repo))
+        parse, analyse = engine_split(repo, paths, repeat)
+    runs = {name: Sample(statistics.median(r.seconds for r in found),
+                         statistics.median(r.cpu for r in found),
+                         max(r.peak_mib for r in found), max(r.returncode for r in found))
             for name, found in samples.items()}
     for name, run in runs.items():
         # pytest exits 1 when an item fails (a finding at the threshold): a review that ran.
         if run.returncode not in ((0, 1) if name.startswith(("pytest", "bandit")) else (0,)):
             raise SystemExit(f"{name} failed with exit status {run.returncode}")
-    return f"{len(paths)} Python files, {lines} lines", runs
+    return Outcome(f"{len(paths)} Python files, {lines} lines", runs, quarter_mib,
+                   len(quarter), parse, analyse)
+
+
+def engine_split(repo: Path, paths: list[str], repeat: int) -> tuple[float, float]:
+    """Where the taint engine's time goes on the head files, in this process (best of
+    ``repeat``): tree-sitter parsing plus the IR, then the dataflow of every module."""
+    from pytest_secreview.analysis.catalogue import PRESETS
+    from pytest_secreview.analysis.parse import parse_module
+    from pytest_secreview.analysis.project import Project
+    from pytest_secreview.analysis.spec import merge
+    from pytest_secreview.rules.parse import parse_rule
+
+    specs = [r.taint for r in (parse_rule(p.read_bytes(), p.name)
+             for p in sorted(bundled_rules_dir().glob("*.md"))) if r.taint]
+    cat = merge(tuple(specs), tuple(s for p in PRESETS.values() for s in p))
+    sources = {p: (repo / p).read_bytes() for p in paths}
+    parse = analyse = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        modules = {p: parse_module(data) for p, data in sources.items()}
+        middle = time.perf_counter()
+        Project(cat, modules).analyse()
+        end = time.perf_counter()
+        parse, analyse = min(parse, middle - start), min(analyse, end - middle)
+    return parse, analyse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -195,24 +266,32 @@ def main(argv: list[str] | None = None) -> int:
     if args.tree is not None:
         print(tree(args.tree, args.limit, args.repeat))
         return 0
-    size, runs = app(args.files, args.repeat)
+    outcome = app(args.files, args.repeat)
+    runs = outcome.runs
     bandit = runs["bandit -r"]
     rows = "\n".join(
-        f"| {name} | {run.seconds:.2f} s | {run.peak_mib:.0f} MiB | "
+        f"| {name} | {run.seconds:.2f} s | {run.cpu:.2f} s | {run.peak_mib:.0f} MiB "
+        f"({outcome.quarter_mib[name]:.0f} MiB) | "
         + ("-" if name == "bandit -r" else f"**{run.seconds / bandit.seconds:.2f}x** / "
-           f"{run.peak_mib / bandit.peak_mib:.2f}x") + " |"
+           f"**{run.cpu / bandit.cpu:.2f}x** / {run.peak_mib / bandit.peak_mib:.2f}x") + " |"
         for name, run in runs.items())
     body = (
         "## The deterministic layer at scanner speed (ours vs `bandit -r`)\n\n"
         f"`.venv/bin/python benchmarks/bench_taint_speed.py --files {args.files} --repeat "
         f"{args.repeat} --record` - one pull request of a generated application "
-        f"(`benchmarks/_app.py`: {size} at head; 30% of the modules changed from an older "
-        "revision, the rest new), no model, the bundled rules without the two scanner rules; "
-        f"each reviewer a separate process on the same repository, median wall time of "
-        f"{args.repeat} interleaved rounds, largest peak RSS.\n\n"
-        "| reviewer | wall time | peak memory | ratio to Bandit (time / memory) |\n"
-        "|---|---|---|---|\n"
-        f"{rows}\n"
+        f"(`benchmarks/_app.py`: {outcome.size} at head; 30% of the modules changed from an "
+        "older revision, the rest new), no model, the bundled rules without the two scanner "
+        "rules; each reviewer a separate process on the same repository; median wall time "
+        f"and median CPU time (user + system) of {args.repeat} interleaved rounds, largest "
+        f"peak RSS (in brackets: one run on {outcome.quarter_files} files, a quarter of the "
+        f"application). Load average {os.getloadavg()[0]:.1f} at the end (2 cores shared "
+        "with other jobs: the CPU ratio is the steadier one).\n\n"
+        "| reviewer | wall time | CPU time | peak memory (quarter) | ratio to Bandit (wall / "
+        "CPU / memory) |\n|---|---|---|---|---|\n"
+        f"{rows}\n\n"
+        f"The taint engine alone on the same head files, in one process (best of "
+        f"{args.repeat}): parsing (tree-sitter and the IR) {outcome.parse:.2f} s, the "
+        f"dataflow of every module {outcome.analyse:.2f} s.\n"
     )
     print(body)
     if args.record:
