@@ -1,20 +1,24 @@
-"""Speed of the deterministic layer with and without the taint engine against Bandit, on
-one large pull request, in one run.
+"""The deterministic layer at scanner speed: the review with no model against Bandit on the
+same files, with and without the taint engine, in one run (issue 16, item 3).
 
-The pull request holds every labelled corpus case's files (``benchmarks/corpus/taint``),
-copied ``--copies`` times under distinct directories: base files in the base commit, head
-files in the head commit, so the engine analyses both revisions as it does on a real change.
-Each reviewer runs as its own process on the same repository (interpreter start included for
-both):
+A realistic Python application of ``--files`` modules (``benchmarks/_app.py``: views,
+services, models, clients, tasks, tests; about 105 lines each), generated deterministically,
+is one pull request in a real git repository: 30% of the modules exist at the base in an
+older revision (the pull request removes and changes lines there), the rest are new. Each
+reviewer runs as its own process on that repository, interpreter start included, in
+interleaved rounds (a load spike on this shared machine hits all of them alike):
 
-- ours: ``review_range(repo, "main", "pr")`` - git diff, rule loading, the matcher, every
-  rule's detect patterns and, with taint, the dataflow of every changed Python file at head
-  and at base;
-- ours without taint: the same with ``use_taint=False``;
-- Bandit: ``bandit -r <head files> -q -f json`` (all its default tests).
+- ``pytest --secreview`` (what a user runs), with the bundled rules minus the two scanner
+  rules (they run Bandit and Semgrep themselves), once as shipped and once with every rule's
+  ``taint:`` section left out;
+- ``review_range`` (``evaluation/offline.py``: the same deterministic review without pytest),
+  with ``use_taint`` on and off;
+- ``bandit -r app tests -f json`` (all its default tests) on the same head files.
+
+Wall time is the median over ``--repeat`` rounds, peak RSS the largest (from ``wait4``).
 
     .venv/bin/pip install -e '.[bench]'
-    .venv/bin/python benchmarks/bench_taint_speed.py [--copies 5] [--repeat 3] [--record]
+    .venv/bin/python benchmarks/bench_taint_speed.py [--files 1200] [--repeat 5] [--record]
 
 ``--tree DIR`` measures instead the engine alone (parse and dataflow of every file, one module
 at a time, the bundled rules' taint sections) against ``bandit`` on the first ``--limit``
@@ -24,21 +28,27 @@ Python files under DIR: real code of every shape (data tables, 5,000-line module
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Run, measure, median_run, write_section
-from bench_detection import CORPUS, build_repo
+from _app import generate
+from _common import median_run, write_section
+from bench_detection import _GIT_ENV
 
-from pytest_secreview.bench import load_corpus
+from pytest_secreview.rules.loader import bundled_rules_dir
 
 _OURS = ("from pathlib import Path; from pytest_secreview.evaluation.offline import "
          "review_range; "
-         "review_range(Path('.'), 'main', 'pr', use_taint={taint}, use_scanners=False)")
+         "review_range(Path('.'), 'main', 'pr', rules=[{rules!r}], use_taint={taint}, "
+         "use_scanners=False)")
 
 
 _ENGINE = """
@@ -76,11 +86,179 @@ def tree(root: Path, limit: int, repeat: int) -> str:
             f"(median of {repeat}).")
 
 
+def _git(repo: Path, *args: str) -> None:
+    env = {**os.environ, **_GIT_ENV, "HOME": str(repo.parent)}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def _write(repo: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        target = repo / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+def build_app_repo(repo: Path, modules: int) -> list[str]:
+    """The application's pull request: ``main`` holds an older revision of 30% of the
+    modules, ``pr`` (checked out) every module at head. Returns the head paths."""
+    head = generate(modules, version=2)
+    old = generate(modules, version=1)
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "commit.gpgsign", "false")
+    _write(repo, {"README.md": "An application.\n"})
+    _write(repo, {p: t for i, (p, t) in enumerate(sorted(old.items())) if i % 10 < 3})
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    _git(repo, "checkout", "-q", "-b", "pr")
+    _write(repo, head)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "pull request")
+    return sorted(head)
+
+
+def rule_packs(work: Path) -> tuple[Path, Path]:
+    """The bundled rules without the scanner rules, as shipped and without ``taint:``."""
+    full, plain = work / "rules", work / "rules-no-taint"
+    full.mkdir()
+    plain.mkdir()
+    for path in sorted(bundled_rules_dir().glob("*.md")):
+        if path.name.startswith("scanner-"):
+            continue
+        text = path.read_text()
+        (full / path.name).write_text(text)
+        (plain / path.name).write_text(_without_taint(text))
+    return full, plain
+
+
+def _without_taint(text: str) -> str:
+    """The rule with its frontmatter's top-level ``taint:`` block removed."""
+    out: list[str] = []
+    skipping = False
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        if skipping and (line.startswith((" ", "\t", "#")) or not line.strip()):
+            continue
+        skipping = number > 0 and line.startswith("taint:")
+        if not skipping:
+            out.append(line)
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One run of one reviewer: wall time, CPU time (user + system, its own and its
+    children's) and peak resident memory."""
+
+    seconds: float
+    cpu: float
+    peak_mib: float
+    returncode: int
+
+
+def _measure(cmd: list[str], cwd: Path) -> Sample:
+    # The CPU time is what this shared machine's load changes least: wall time waits for
+    # other jobs' processes too.
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    return Sample(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+                  os.waitstatus_to_exitcode(status))
+
+
+def _pytest(rules: Path) -> list[str]:
+    # -p no:hypothesispytest: the dev venv's hypothesis plugin costs every pytest process
+    # about a second; a CI install of the plugin has no hypothesis.
+    return [sys.executable, "-m", "pytest", "--secreview", "--secreview-base", "main",
+            "--secreview-rules", str(rules), "-q", "-p", "no:cacheprovider",
+            "-p", "no:hypothesispytest"]
+
+
+def _commands(work: Path, full: Path, plain: Path) -> dict[str, list[str]]:
+    bandit = shutil.which("bandit") or str(Path(sys.executable).parent / "bandit")
+    return {
+        "pytest --secreview, taint on": _pytest(full),
+        "pytest --secreview, taint off": _pytest(plain),
+        "review_range, taint on": [sys.executable, "-c",
+                                   _OURS.format(rules=str(full), taint=True)],
+        "review_range, taint off": [sys.executable, "-c",
+                                    _OURS.format(rules=str(plain), taint=False)],
+        "bandit -r": [bandit, "-r", "app", "tests", "-q", "-f", "json",
+                      "-o", str(work / "bandit.json")],
+    }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The reviewers' medians on the full application, their peak memory on a quarter of
+    it, and the taint engine's split."""
+
+    size: str
+    runs: dict[str, Sample]
+    quarter_mib: dict[str, float]
+    quarter_files: int
+    parse: float
+    analyse: float
+
+
+def app(modules: int, repeat: int) -> Outcome:
+    """Build the application's pull request and time every reviewer on it."""
+    with tempfile.TemporaryDirectory(prefix="secreview-speed-") as tmp:
+        work = Path(tmp)
+        full, plain = rule_packs(work)
+        small = work / "quarter"
+        quarter = build_app_repo(small, max(modules // 4, 1))
+        commands = _commands(work, full, plain)
+        quarter_mib = {name: _measure(cmd, small).peak_mib for name, cmd in commands.items()}
+        repo = work / "app"
+        paths = build_app_repo(repo, modules)
+        lines = sum((repo / p).read_text().count("\n") for p in paths)
+        samples: dict[str, list[Sample]] = {name: [] for name in commands}
+        for _ in range(repeat):
+            for name, cmd in commands.items():
+                samples[name].append(_measure(cmd, repo))
+        parse, analyse = engine_split(repo, paths, repeat)
+    runs = {name: Sample(statistics.median(r.seconds for r in found),
+                         statistics.median(r.cpu for r in found),
+                         max(r.peak_mib for r in found), max(r.returncode for r in found))
+            for name, found in samples.items()}
+    for name, run in runs.items():
+        # pytest exits 1 when an item fails (a finding at the threshold): a review that ran.
+        if run.returncode not in ((0, 1) if name.startswith(("pytest", "bandit")) else (0,)):
+            raise SystemExit(f"{name} failed with exit status {run.returncode}")
+    return Outcome(f"{len(paths)} Python files, {lines} lines", runs, quarter_mib,
+                   len(quarter), parse, analyse)
+
+
+def engine_split(repo: Path, paths: list[str], repeat: int) -> tuple[float, float]:
+    """Where the taint engine's time goes on the head files, in this process (best of
+    ``repeat``): tree-sitter parsing plus the IR, then the dataflow of every module."""
+    from pytest_secreview.analysis.catalogue import PRESETS
+    from pytest_secreview.analysis.parse import parse_module
+    from pytest_secreview.analysis.project import Project
+    from pytest_secreview.analysis.spec import merge
+    from pytest_secreview.rules.parse import parse_rule
+
+    specs = [r.taint for r in (parse_rule(p.read_bytes(), p.name)
+             for p in sorted(bundled_rules_dir().glob("*.md"))) if r.taint]
+    cat = merge(tuple(specs), tuple(s for p in PRESETS.values() for s in p))
+    sources = {p: (repo / p).read_bytes() for p in paths}
+    parse = analyse = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        modules = {p: parse_module(data) for p, data in sources.items()}
+        middle = time.perf_counter()
+        Project(cat, modules).analyse()
+        end = time.perf_counter()
+        parse, analyse = min(parse, middle - start), min(analyse, end - middle)
+    return parse, analyse
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Build the pull request, time the three reviewers, print (and optionally record)."""
+    """Build the pull request, time the reviewers, print (and optionally record)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--copies", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--files", type=int, default=1200, help="application modules")
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--record", action="store_true", help="write BENCHMARKS.md")
     parser.add_argument("--tree", type=Path, help="time the engine alone on real files here")
     parser.add_argument("--limit", type=int, default=3000)
@@ -88,46 +266,32 @@ def main(argv: list[str] | None = None) -> int:
     if args.tree is not None:
         print(tree(args.tree, args.limit, args.repeat))
         return 0
-    bandit = shutil.which("bandit") or str(Path(sys.executable).parent / "bandit")
-    cases = load_corpus(CORPUS)
-    with tempfile.TemporaryDirectory() as work:
-        repo = Path(work) / "pr"
-        build_repo(repo, [(f"copy{k}/{case.id}/", case) for k in range(args.copies)
-                          for case in cases])
-        files = sorted(p for p in repo.rglob("*.py") if ".git" not in p.parts)
-        lines = sum(len(p.read_bytes().splitlines()) for p in files)
-        commands = {
-            "ours (patterns + taint)": [sys.executable, "-c", _OURS.format(taint=True)],
-            "ours (patterns only)": [sys.executable, "-c", _OURS.format(taint=False)],
-            "bandit -r": [bandit, "-r", "-q", "-f", "json", "-o", str(Path(work) / "b.json"),
-                          *(str(p.relative_to(repo)) for p in files)],
-        }
-        # Interleaved rounds: a load spike on this shared machine hits every reviewer alike.
-        samples: dict[str, list[Run]] = {name: [] for name in commands}
-        for _ in range(args.repeat):
-            for name, cmd in commands.items():
-                samples[name].append(measure(cmd, repo))
-        runs = {name: Run(statistics.median(r.seconds for r in found),
-                          max(r.peak_mib for r in found), found[-1].returncode)
-                for name, found in samples.items()}
-    for name, run in runs.items():
-        if name.startswith("ours") and run.returncode != 0:
-            print(f"{name} failed with exit status {run.returncode}", file=sys.stderr)
-            return 1
-    ratio = runs["ours (patterns + taint)"].seconds / runs["bandit -r"].seconds
-    taint = runs["ours (patterns + taint)"].seconds - runs["ours (patterns only)"].seconds
-    rows = "\n".join(f"| {name} | {run.seconds:.2f} s | {run.peak_mib:.0f} MiB |"
-                     for name, run in runs.items())
+    outcome = app(args.files, args.repeat)
+    runs = outcome.runs
+    bandit = runs["bandit -r"]
+    rows = "\n".join(
+        f"| {name} | {run.seconds:.2f} s | {run.cpu:.2f} s | {run.peak_mib:.0f} MiB "
+        f"({outcome.quarter_mib[name]:.0f} MiB) | "
+        + ("-" if name == "bandit -r" else f"**{run.seconds / bandit.seconds:.2f}x** / "
+           f"**{run.cpu / bandit.cpu:.2f}x** / {run.peak_mib / bandit.peak_mib:.2f}x") + " |"
+        for name, run in runs.items())
     body = (
-        "## Taint engine speed on a large pull request (ours vs `bandit -r`)\n\n"
-        f"`.venv/bin/python benchmarks/bench_taint_speed.py --copies {args.copies} --repeat "
-        f"{args.repeat} --record` - one pull request of {len(files)} Python files "
-        f"({lines} lines; the corpus copied {args.copies} times, base and head revisions), "
-        f"each reviewer a separate process, median of {args.repeat} interleaved rounds.\n\n"
-        "| reviewer | wall time | peak memory |\n|---|---|---|\n"
+        "## The deterministic layer at scanner speed (ours vs `bandit -r`)\n\n"
+        f"`.venv/bin/python benchmarks/bench_taint_speed.py --files {args.files} --repeat "
+        f"{args.repeat} --record` - one pull request of a generated application "
+        f"(`benchmarks/_app.py`: {outcome.size} at head; 30% of the modules changed from an "
+        "older revision, the rest new), no model, the bundled rules without the two scanner "
+        "rules; each reviewer a separate process on the same repository; median wall time "
+        f"and median CPU time (user + system) of {args.repeat} interleaved rounds, largest "
+        f"peak RSS (in brackets: one run on {outcome.quarter_files} files, a quarter of the "
+        f"application). Load average {os.getloadavg()[0]:.1f} at the end (2 cores shared "
+        "with other jobs: the CPU ratio is the steadier one).\n\n"
+        "| reviewer | wall time | CPU time | peak memory (quarter) | ratio to Bandit (wall / "
+        "CPU / memory) |\n|---|---|---|---|---|\n"
         f"{rows}\n\n"
-        f"Ratio ours (with taint) / `bandit -r`: **{ratio:.2f}x**; the dataflow itself "
-        f"(both revisions) costs {taint:.2f} s of it."
+        f"The taint engine alone on the same head files, in one process (best of "
+        f"{args.repeat}): parsing (tree-sitter and the IR) {outcome.parse:.2f} s, the "
+        f"dataflow of every module {outcome.analyse:.2f} s.\n"
     )
     print(body)
     if args.record:

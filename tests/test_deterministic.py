@@ -35,3 +35,35 @@ def test_moved_safeguard_is_not_reported() -> None:
                  "@@ -1,3 +1,3 @@\n @app.route('/x')\n-@login_required\n+@login_required()\n"
                  " def x():\n")
     assert run_detect(parse_rule(RULE, "rules/auth.md"), file) == []
+
+
+ANCHORED = b"""---
+title: Anchored
+severity: high
+detect:
+  - pattern: '\\Aeval\\('
+    message: eval at the start of a line
+  - pattern: 'exec\\s*\\('
+    message: exec anywhere
+    on: removed
+---
+"""
+
+
+def test_patterns_are_searched_per_line_whatever_the_joined_pass_says() -> None:
+    # \\A means the start of the searched text: the line. The pass over all added lines
+    # joined must not rule such a pattern out (the eval line is not the first).
+    file = _file("diff --git a/v.py b/v.py\n--- a/v.py\n+++ b/v.py\n"
+                 "@@ -1,2 +1,3 @@\n x = 1\n-exec(code)\n+y = 2\n+eval(data)\n")
+    found = run_detect(parse_rule(ANCHORED, "rules/anchored.md"), file)
+    assert sorted((f.line, f.title) for f in found) == [
+        (2, "exec anywhere"), (3, "eval at the start of a line")]
+
+
+def test_a_removed_pattern_split_over_two_added_lines_is_still_removed() -> None:
+    # The joined added text "exec\n(code)" matches exec\s*\( across the line break; no
+    # single added line does, so the removal is reported (the joined pass only skips work).
+    file = _file("diff --git a/v.py b/v.py\n--- a/v.py\n+++ b/v.py\n"
+                 "@@ -1,1 +1,2 @@\n-exec(code)\n+exec\n+(code)\n")
+    found = run_detect(parse_rule(ANCHORED, "rules/anchored.md"), file)
+    assert [(f.line, f.title) for f in found] == [(1, "exec anywhere")]

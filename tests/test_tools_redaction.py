@@ -400,3 +400,37 @@ STRIP = [
 @pytest.mark.parametrize(("raw", "clean"), [s[1:] for s in STRIP], ids=[s[0] for s in STRIP])
 def test_strip_control(raw: str, clean: str) -> None:
     assert strip_control(raw) == clean
+
+
+def _every_rule_spans(text: str) -> list[tuple[int, int, str]]:
+    """The spans every rule's own search finds, without the Set that picks the rules."""
+    from pytest_secreview.tools import redaction
+
+    return redaction._byte_spans(text.encode("utf-8", "surrogatepass"),
+                                 range(len(redaction._RULES)))
+
+
+@pytest.mark.parametrize("make", [*(b for _, b, _ in SECRETS), *(
+    (lambda h=h: (h[1](), "")) for h in HOSTILE_TEXTS)],
+    ids=[*(i for i, _, _ in SECRETS), *(h[0] for h in HOSTILE_TEXTS)])
+def test_the_rule_set_picks_every_rule_that_matches(make: Callable[[], tuple[str, str]]) -> None:
+    # redact() searches only the rules one RE2 Set pass names: on long hostile texts too
+    # (a Set that gave up on its DFA would name none, and leave the secret in the text).
+    from pytest_secreview.tools import redaction
+
+    text = make()[0]
+    data = text.encode("utf-8", "surrogatepass")
+    assert redaction._byte_spans(data) == _every_rule_spans(text)
+    padded = "x = 1\n" * 20_000 + text + "\ny = 2\n" * 20_000
+    assert redaction._byte_spans(padded.encode("utf-8", "surrogatepass")) == (
+        _every_rule_spans(padded))
+
+
+def test_a_cached_redaction_is_the_same_as_a_fresh_one() -> None:
+    from pytest_secreview.tools import redaction
+
+    cases = [builder() for _, builder, _ in SECRETS]
+    first = [redact(text) for text, _ in cases]
+    assert [redact(text) for text, _ in cases] == first  # from the cache
+    assert first == [redaction._redact(text) for text, _ in cases]
+    assert all(secret not in done for done, (_, secret) in zip(first, cases, strict=True))

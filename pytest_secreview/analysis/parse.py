@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from functools import lru_cache
 from typing import Any
 
@@ -86,7 +87,11 @@ def _line(node: Node) -> int:
 
 
 def _text(node: Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None and node.text else ""
+    if node is None or not node.text:
+        return ""
+    # Interned: a project repeats the same names and literals thousands of times, and every
+    # module's IR is held until the analysis ends (one copy of each, not one per use).
+    return sys.intern(node.text.decode("utf-8", "replace"))
 
 
 def _block(node: Node | None) -> tuple[ir.Stmt, ...]:

@@ -97,9 +97,9 @@ class TaintSession:
         return self.failed.get(path)
 
     def _load(self, head: bool, only: set[str] | None = None
-              ) -> tuple[dict[str, ir.Module], dict[str, list[str]]]:
+              ) -> tuple[dict[str, ir.Module], _Lines]:
         modules: dict[str, ir.Module] = {}
-        lines: dict[str, list[str]] = {}
+        lines = _Lines()
         for path, change in self.changed.items():
             if only is not None and path not in only:
                 continue
@@ -117,7 +117,7 @@ class TaintSession:
                 if head:
                     self.failed[path] = f"taint analysis could not parse the file ({exc!r})"
                 continue
-            lines[path] = raw.decode("utf-8", "replace").splitlines()
+            lines.raw[path] = raw
         return modules, lines
 
     def _run(self, modules: dict[str, ir.Module]) -> tuple[list[Hit], str | None]:
@@ -167,12 +167,29 @@ class TaintSession:
         return out
 
 
-def _line_text(lines: dict[str, list[str]], path: str, line: int) -> str:
-    text = lines.get(path, [])
+class _Lines:
+    """The lines of the analysed files, split only for the files a flow goes through (the
+    file contents are held anyway; their lines, for every file, would double that)."""
+
+    def __init__(self) -> None:
+        self.raw: dict[str, bytes] = {}
+        self._split: dict[str, list[str]] = {}
+
+    def get(self, path: str) -> list[str]:
+        found = self._split.get(path)
+        if found is None:
+            raw = self.raw.get(path)
+            found = [] if raw is None else raw.decode("utf-8", "replace").splitlines()
+            self._split[path] = found
+        return found
+
+
+def _line_text(lines: _Lines, path: str, line: int) -> str:
+    text = lines.get(path)
     return text[line - 1].strip() if 0 < line <= len(text) else ""
 
 
-def _key(hit: Hit, lines: dict[str, list[str]]) -> tuple[str, str, str, str]:
+def _key(hit: Hit, lines: _Lines) -> tuple[str, str, str, str]:
     source = hit.trace.steps[0] if hit.trace.steps else None
     src = _WS.sub(" ", _line_text(lines, source.path, source.line)) if source else ""
     sink = _WS.sub(" ", _line_text(lines, hit.sink_path, hit.sink_line))

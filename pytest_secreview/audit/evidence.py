@@ -8,7 +8,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
+
+import re2
 
 from ..diff.model import ChangeKind, Diff, FileDiff, Line
 from ..tools.redaction import find_secrets, redact, strip_control
@@ -128,6 +131,32 @@ def _applies(signal: Signal, path: str, side: Side) -> bool:
     return not (signal.code_only and is_prose(path))
 
 
+_ALL_SIGNALS = (*SIGNALS, INSTALL_SCRIPT)
+_SET_OPTIONS = re2.Options()
+_SET_OPTIONS.max_mem = 64 << 20
+_SET_OPTIONS.log_errors = False
+
+
+@cache
+def _signal_set() -> tuple[Any, dict[int, int]]:
+    """Every signal's pattern in one RE2 Set, and each signal's index in it (by id)."""
+    found = re2.Set.SearchSet(_SET_OPTIONS)
+    for signal in _ALL_SIGNALS:
+        # (?m): ^ and $ still mean a line's ends in the joined text.
+        found.Add("(?m)" + signal.pattern.pattern)
+    found.Compile()
+    return found, {id(signal): i for i, signal in enumerate(_ALL_SIGNALS)}
+
+
+def _possible(signals: list[Signal], lines: tuple[Line, ...]) -> list[Signal]:
+    """The ``signals`` whose pattern matches somewhere in ``lines`` (joined)."""
+    if not signals or not lines:
+        return []
+    compiled, index = _signal_set()
+    hits = set(compiled.Match("\n".join(line.text for line in lines)) or ())
+    return [s for s in signals if index[id(s)] in hits]
+
+
 def _line_signals(file: FileDiff) -> Iterator[EvidenceItem]:
     path = file.path
     added_texts = {line.text.strip() for line in file.added_lines}
@@ -138,10 +167,13 @@ def _line_signals(file: FileDiff) -> Iterator[EvidenceItem]:
         signals = [s for s in SIGNALS if _applies(s, path, side)]
         if side == "added" and (is_manifest(path) or path.endswith("package.json")):
             signals.append(INSTALL_SCRIPT)
+        if side == "removed":
+            lines = tuple(ln for ln in lines if ln.text.strip() not in added_texts)  # moved
+        # One pass over the side's text says which signals can match; only those are then
+        # searched line by line (a prefilter: the per-line search decides).
+        signals = _possible(signals, lines)
         for line in lines:
             text = line.text
-            if side == "removed" and text.strip() in added_texts:
-                continue  # moved, not removed
             number = line.number if side == "added" else line.anchor
             for signal in signals:
                 matched = signal.find(text)

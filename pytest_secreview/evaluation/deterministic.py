@@ -15,7 +15,7 @@ from typing import Any
 
 import re2
 
-from ..diff.model import FileDiff
+from ..diff.model import FileDiff, Line
 from ..diff.stream import ChangedLine, stream_changed_lines
 from ..errors import GitError
 from ..rules.matcher import PathFilter
@@ -75,11 +75,21 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
     """
     findings: list[Finding] = []
     added = file.added_lines
+    removed = file.removed_lines
+    patterns = _DetectSet.of(rule)
+    # Which patterns can match anything, from one pass over each side's text: only those are
+    # then searched line by line (the per-line search decides; this only skips).
+    hit_added = patterns.hits(added)
+    hit_removed = patterns.hits(removed) if any(d.on == "removed" for d in rule.detect) else ()
     for detect in rule.detect:
         if dataflow and detect.on == "added" and detect.severity is not Severity.CRITICAL:
             continue
-        lines = added if detect.on == "added" else file.removed_lines
-        if detect.on == "removed" and any(detect.pattern.search(a.text) for a in added):
+        index = patterns.index[detect.pattern.source]
+        lines = added if detect.on == "added" else removed
+        if index not in (hit_added if detect.on == "added" else hit_removed):
+            continue
+        if detect.on == "removed" and index in hit_added and any(
+                detect.pattern.search(a.text) for a in added):
             continue
         for line in lines:
             if not detect.pattern.search(line.text):
@@ -88,6 +98,39 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
                 continue
             findings.append(_finding(rule, detect, file.path, line.anchor, line.text))
     return findings
+
+
+#: Anchors that mean the ends of the whole text: a pattern using one may match a line alone
+#: and not the lines joined, so the joined pass cannot rule it out.
+_TEXT_ANCHORS = ("\\A", "\\z", "\\Z")
+
+
+class _DetectSet:
+    """A rule's distinct detect patterns in one RE2 Set, compiled once per rule."""
+
+    def __init__(self, sources: tuple[str, ...]) -> None:
+        self.index = {source: i for i, source in enumerate(sources)}
+        self._always = frozenset(i for i, source in enumerate(sources)
+                                 if any(a in source for a in _TEXT_ANCHORS))
+        self._set = _Set(sources) if sources else None
+
+    @classmethod
+    def of(cls, rule: Rule) -> _DetectSet:
+        sources = tuple(dict.fromkeys(d.pattern.source for d in rule.detect))
+        found = _DETECT_SETS.get(sources)
+        if found is None:
+            found = _DETECT_SETS[sources] = cls(sources)
+        return found
+
+    def hits(self, lines: Sequence[Line]) -> frozenset[int]:
+        """Indices of the patterns that may match one of ``lines``."""
+        if self._set is None or not lines:
+            return frozenset()
+        return frozenset(self._set.hits([line.text for line in lines])) | self._always
+
+
+#: One compiled set per distinct tuple of detect patterns (a rule pack holds a few dozen).
+_DETECT_SETS: dict[tuple[str, ...], _DetectSet] = {}
 
 
 class _Set:

@@ -4,7 +4,8 @@ Every tool result, PR comment, JUnit/JSON/SARIF report, artifact and log line go
 :func:`redact`; the deterministic secret rules use :func:`find_secrets` to report each secret by
 kind and location. Secrets are replaced by ``[REDACTED:<kind>]``.
 
-The patterns run on RE2 (linear time) over the UTF-8 bytes of the text, one pass per pattern.
+The patterns run on RE2 (linear time) over the UTF-8 bytes of the text: one pass of all of them
+together (an RE2 ``Set``) says which can match, then one pass per pattern that can.
 Every part of a pattern that can fail late is bounded, so a hostile text cannot make repeated
 searches rescan it: the cost stays linear in the text's size (megabytes in well under a second).
 Overlapping matches are merged, so a secret caught by two rules is redacted once, whole.
@@ -15,8 +16,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import re2
@@ -300,10 +302,33 @@ def _value_span(rule: _Rule, match: Any) -> tuple[int, int] | None:
     return int(match.start()), int(match.end())
 
 
-def _byte_spans(data: bytes) -> list[tuple[int, int, str]]:
-    """All secret spans in ``data`` (UTF-8), merged: sorted, non-overlapping."""
+def _rule_set() -> Any:
+    """Every rule's pattern in one RE2 ``Set``: one pass over a text says which rules can
+    match it, and only those run their own search. A ``Set`` never gives up on a long text
+    (RE2 does not bail out of a many-match DFA: it resets its cache and goes on), so a rule
+    it does not name has no match in the text."""
+    found = re2.Set.SearchSet(_SET_OPTIONS)
+    for rule in _RULES:
+        found.Add(rule.pattern.pattern)
+    found.Compile()
+    return found
+
+
+_SET_OPTIONS = re2.Options()
+_SET_OPTIONS.max_mem = 256 << 20  # a budget, allocated only as the DFA grows
+_SET_OPTIONS.log_errors = False
+_ALL_RULES = _rule_set()
+
+
+def _byte_spans(data: bytes, rules: Iterable[int] | None = None) -> list[tuple[int, int, str]]:
+    """All secret spans in ``data`` (UTF-8), merged: sorted, non-overlapping. ``rules``
+    (indices into the rule table) limits the search, for tests: by default the rules the
+    ``Set`` says can match."""
     found: list[tuple[int, int, int, str]] = []
-    for priority, rule in enumerate(_RULES):
+    if rules is None:
+        rules = sorted(_ALL_RULES.Match(data) or ())
+    for priority in rules:
+        rule = _RULES[priority]
         for match in rule.pattern.finditer(data):
             span = _value_span(rule, match)
             if span is None or span[0] == span[1]:
@@ -366,6 +391,23 @@ def redact(text: str) -> str:
     """Return ``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
     if not text:
         return text
+    if len(text) <= _CACHED_CHARS:
+        # Reports repeat the same short strings (titles, rule descriptions, a line quoted in
+        # several places): each is searched once.
+        return _redact_cached(text)
+    return _redact(text)
+
+
+#: Texts up to this long are remembered by :func:`redact` (at most 8,192 of them).
+_CACHED_CHARS = 4096
+
+
+@lru_cache(maxsize=8192)
+def _redact_cached(text: str) -> str:
+    return _redact(text)
+
+
+def _redact(text: str) -> str:
     data = _encode(text)
     spans = _byte_spans(data)
     if not spans:
