@@ -21,10 +21,10 @@ from ..rules.matcher import DataflowTarget, PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
-from ..triage.plan import TriagePlan, plan_triage
+from ..triage.plan import TriagePlan, plan_triage, with_dataflow_target
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
-from .files import taint_session, with_dataflow_target
+from .files import taint_session
 from .findings import Finding
 
 
@@ -92,7 +92,8 @@ def review_range(
     # Whole head and base files for the rules' dataflow (taint:) sections, read once.
     taint = taint_session(repo, diff, parsed) if use_taint else None
     for rule in parsed:
-        for target in with_dataflow_target(rule, plan.targets(rule, prepared), taint, diff):
+        for target in with_dataflow_target(
+                rule, plan.targets(rule, prepared), taint.covers if taint else None, diff):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(evaluation.findings)
             for part in target.parts:
