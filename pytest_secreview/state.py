@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .diff.model import Diff
+from .diff.model import Diff, FileDiff
 from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
@@ -114,12 +114,12 @@ class ReviewState:
         return taint_session(self.repo, self.diff, self.rules)
 
     @cached_property
-    def taint_paths(self) -> frozenset[str]:
-        """The changed paths the dataflow analysis reads (from the diff: collection never
+    def taint_files(self) -> tuple[FileDiff, ...]:
+        """The changed files the dataflow analysis reads (from the diff: collection never
         builds the analysis itself)."""
-        from .triage.plan import taint_covers
+        from .triage.plan import taint_files
 
-        return taint_covers(self.diff)
+        return taint_files(self.diff)
 
     def targets(self, rule: Rule) -> list[Target]:
         """The items of ``rule``: the triage plan's targets, plus one item for the files where
@@ -128,7 +128,7 @@ class ReviewState:
         from .triage.plan import with_dataflow_target
 
         return with_dataflow_target(rule, self.triage.targets(rule, self.prepared),
-                                    self.taint_paths.__contains__, self.diff)
+                                    self.taint_files)
 
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's

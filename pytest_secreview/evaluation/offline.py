@@ -21,7 +21,7 @@ from ..rules.matcher import DataflowTarget, PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
-from ..triage.plan import TriagePlan, plan_triage, with_dataflow_target
+from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
 from .files import taint_session
@@ -91,9 +91,9 @@ def review_range(
     taint_failed: dict[str, str] = {}
     # Whole head and base files for the rules' dataflow (taint:) sections, read once.
     taint = taint_session(repo, diff, parsed) if use_taint else None
+    dataflow = taint_files(diff) if taint is not None else None
     for rule in parsed:
-        for target in with_dataflow_target(
-                rule, plan.targets(rule, prepared), taint.covers if taint else None, diff):
+        for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(evaluation.findings)
             for part in target.parts:

@@ -8,7 +8,7 @@ files, never drop a deterministic match.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -176,25 +176,25 @@ def scanner_items(rule: Rule, targets: Sequence[Target], *, whole: bool = False
             for i, group in enumerate(groups, start=1)]
 
 
-def taint_covers(diff: Diff) -> frozenset[str]:
-    """The changed paths the taint engine analyses (reviewable Python files): known from the
-    diff alone, so collection never builds the analysis."""
-    return frozenset(f.path for f in diff.files if f.reviewable and f.path.endswith(TAINT_SUFFIXES))
+def taint_files(diff: Diff) -> tuple[FileDiff, ...]:
+    """The changed files the taint engine analyses (reviewable Python files with hunks),
+    sorted by path: known from the diff alone, so collection never builds the analysis."""
+    return tuple(sorted((f for f in diff.files if f.reviewable and f.hunks
+                         and f.path.endswith(TAINT_SUFFIXES)), key=lambda f: f.path))
 
 
 def with_dataflow_target(rule: Rule, targets: Sequence[Target],
-                         covers: Callable[[str], bool] | None, diff: Diff) -> list[Target]:
+                         files: Sequence[FileDiff] | None) -> list[Target]:
     """``targets`` plus, for a rule with a ``taint:`` section, one :class:`DataflowTarget`
-    holding every changed file the engine reads (``covers``; None: no dataflow in this run)
-    that no target covers: the flows there are found when the item runs, not at
-    collection."""
-    if rule.taint is None or covers is None:
+    holding every changed file the engine reads (``files``, sorted by path; None: no dataflow
+    in this run) that no target covers: the flows there are found when the item runs, not
+    at collection."""
+    if rule.taint is None or files is None:
         return list(targets)
     covered = {part.file.path for target in targets for part in target.parts}
     paths = PathFilter(rule)
-    rest = [FileHunks(f, f.hunks) for f in sorted(diff.files, key=lambda f: f.path)
-            if f.path not in covered and f.hunks and f.reviewable and covers(f.path)
-            and paths.selects(f.path)]
+    rest = [FileHunks(f, f.hunks) for f in files
+            if f.path not in covered and paths.selects(f.path)]
     if not rest:
         return list(targets)
     first, *others = rest
