@@ -596,9 +596,9 @@ def main() -> int:
 
         print("small pull requests and -n:", flush=True)
         lat = args.latency if args.latency is not None else LATENCY
+        machine = machine_note(os.getloadavg())
         rows = measure_workers(env, latency=lat, repeat=repeat)
-        sections.append(("e2e-workers", workers_section(
-            rows, command, machine_note(os.getloadavg()), lat, repeat)))
+        sections.append(("e2e-workers", workers_section(rows, command, machine, lat, repeat)))
         if not any(r.items == 12 and r.workers == 4 and r.speedup >= 2 for r in rows):
             failed.append("workers")
         only.remove("workers")
