@@ -18,11 +18,13 @@ BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
 
 @dataclass(frozen=True)
 class Run:
-    """Wall time in seconds and peak resident memory in MiB of one child process."""
+    """Wall time in seconds and peak resident memory in MiB of one child process (and its
+    user+sys CPU seconds, its reaped children's included)."""
 
     seconds: float
     peak_mib: float
     returncode: int
+    cpu: float = 0.0
 
 
 def measure(cmd: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
@@ -33,7 +35,8 @@ def measure(cmd: Sequence[str], cwd: Path, env: dict[str, str] | None = None) ->
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(elapsed, usage.ru_maxrss / 1024, proc.returncode)
+    return Run(elapsed, usage.ru_maxrss / 1024, proc.returncode,
+               usage.ru_utime + usage.ru_stime)
 
 
 def median_run(cmd: Sequence[str], cwd: Path, repeat: int,
@@ -41,7 +44,7 @@ def median_run(cmd: Sequence[str], cwd: Path, repeat: int,
     """The median time and the largest peak memory over ``repeat`` runs."""
     runs = [measure(cmd, cwd, env) for _ in range(repeat)]
     return Run(statistics.median(r.seconds for r in runs), max(r.peak_mib for r in runs),
-               runs[-1].returncode)
+               runs[-1].returncode, statistics.median(r.cpu for r in runs))
 
 
 def write_section(name: str, body: str) -> None:

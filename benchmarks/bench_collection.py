@@ -89,11 +89,15 @@ def main() -> int:
                               empty, args.repeat, env)
     ratio = collect.seconds / git.seconds
     net = (collect.seconds - baseline.seconds) / git.seconds
+    load = os.getloadavg()[0]
+    cpus = f"{git.cpu:.3f} s / {collect.cpu:.3f} s / {baseline.cpu:.3f} s"
     body = f"""## Collection on a large pull request
 
 `.venv/bin/python benchmarks/bench_collection.py` — {args.files} changed files,
 {args.files * args.lines:,} added lines, bundled rule pack, median of {args.repeat} runs on a
-2-core machine; the collection command also runs the same `git diff` itself.
+{os.cpu_count()}-core machine (load average {load:.2f} at the end: other jobs share it, so the
+CPU rows, user+sys of the process and its children, are the steadier comparison); the
+collection command also runs the same `git diff` itself.
 
 | measure | value |
 |---|---|
@@ -102,6 +106,8 @@ def main() -> int:
 | ratio collection / git diff | **{ratio:.2f}x** (target at most 5x) |
 | pytest start-up alone (empty directory, same plugins) | {baseline.seconds:.3f} s |
 | collection net of pytest start-up / git diff | {net:.2f}x |
+| CPU: git diff / collection / pytest start-up alone | {cpus} |
+| CPU ratio collection / git diff | {collect.cpu / git.cpu:.2f}x |
 | peak memory of the collection process | **{collect.peak_mib:.0f} MiB** (target under 300 MB) |
 """
     print(body)

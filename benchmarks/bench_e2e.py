@@ -16,7 +16,9 @@ each with its reference taken in the same run:
 3. input tokens per item (characters / 4) of this design, all turns, against a naive
    single request per (rule, item) carrying the whole ``git diff main...HEAD``;
 4. a warm-cache re-run: model calls (target 0) and wall time against ``pytest --version``
-   (target under 3 s plus pytest's start-up).
+   (target under 3 s plus pytest's start-up);
+5. ``--only workers`` (opt-in, :mod:`e2e_workers`): 12 and 200 items at 0.4 s per turn, the
+   speed-up at ``-n 2/4/8`` and the workers' start-up (target at least 2x at ``-n 4`` on 12).
 
     .venv/bin/python benchmarks/bench_e2e.py [--items 200] [--latency 0.5] [--workers 0,4,8,16]
         [--repeat 3] [--quick] [--only parallel,cpu,tokens,cache] [--loose] [--no-write]
@@ -43,7 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, median_run, write_section
 from fake_model_server import SCRIPT, TURNS, FakeModelServer, Request
 
-MEASURES = ("parallel", "cpu", "tokens", "cache")
+MEASURES = ("parallel", "cpu", "tokens", "cache", "workers")
+#: Measures run only when ``--only`` names them (``workers`` builds its own repositories).
+OPT_IN = ("workers",)
 _GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
             "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com",
             "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
@@ -562,7 +566,7 @@ def main() -> int:
                         help="runs of the CPU and cache measures (default 3)")
     parser.add_argument("--quick", action="store_true",
                         help="40 items, 0.2 s per turn, -n 0,4,8, 1 repeat")
-    parser.add_argument("--only", default=",".join(MEASURES),
+    parser.add_argument("--only", default=",".join(m for m in MEASURES if m not in OPT_IN),
                         help=f"comma-separated subset of {','.join(MEASURES)}")
     parser.add_argument("--no-breakdown", action="store_true",
                         help="skip the CPU measure's shorter-script runs")
@@ -587,41 +591,53 @@ def main() -> int:
     env = child_env()
     sections: list[tuple[str, str]] = []
     failed: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="secreview-bench-e2e-") as tmp, \
-            FakeModelServer(latency) as server:
-        repo = Path(tmp) / "repo"
-        build(repo, items, pack=not args.loose)
-        files = len(_git(repo, "ls-files").splitlines())
-        ctx = Context(command, machine_note(os.getloadavg()), items, files, not args.loose)
-        print(f"{items} items, {latency:g} s per turn, workers {workers}, repeat {repeat}; "
-              f"{ctx.machine}", flush=True)
-        if "parallel" in only:
-            print("parallel efficiency:", flush=True)
-            rows = measure_parallel(repo, server, env, items, latency, workers)
-            sections.append(("e2e-parallel", parallel_section(rows, ctx, latency)))
-            eight = next((r for r in rows if r.workers == 8), None)
-            if eight is not None and eight.efficiency < 0.8:
-                failed.append("parallel")
-        trivial = None
-        if "cpu" in only:
-            print("CPU per item:", flush=True)
-            cpu, requests = measure_cpu(repo, server, env, items, repeat,
-                                        variants=not args.no_breakdown)
-            trivial = statistics.median(p.seconds for p in cpu.reference)
-            sections.append(("e2e-cpu", cpu_section(cpu, ctx)))
-            if cpu.net_ms() >= 20:
-                failed.append("cpu")
-            if "tokens" in only:
-                tok = measure_tokens(repo, requests)
-                print(f"  tokens per item: {tok.ours_chars / 4:,.0f} against "
-                      f"{tok.naive_chars / 4:,.0f} naive ({tok.ratio:.1f}x)", flush=True)
-                sections.append(("e2e-tokens", tokens_section(tok, ctx)))
-        if "cache" in only:
-            print("warm cache:", flush=True)
-            cache = measure_cache(repo, server, env, items, repeat, trivial)
-            sections.append(("e2e-cache", cache_section(cache, ctx)))
-            if cache.warm_calls != 0 or cache.warm_seconds >= 3.0 + cache.startup:
-                failed.append("cache")
+    if "workers" in only:
+        from e2e_workers import LATENCY, measure_workers, workers_section
+
+        print("small pull requests and -n:", flush=True)
+        lat = args.latency if args.latency is not None else LATENCY
+        machine = machine_note(os.getloadavg())
+        rows = measure_workers(env, latency=lat, repeat=repeat)
+        sections.append(("e2e-workers", workers_section(rows, command, machine, lat, repeat)))
+        if not any(r.items == 12 and r.workers == 4 and r.speedup >= 2 for r in rows):
+            failed.append("workers")
+        only.remove("workers")
+    if only:  # the measures on the 200-item repository
+        with tempfile.TemporaryDirectory(prefix="secreview-bench-e2e-") as tmp, \
+                FakeModelServer(latency) as server:
+            repo = Path(tmp) / "repo"
+            build(repo, items, pack=not args.loose)
+            files = len(_git(repo, "ls-files").splitlines())
+            ctx = Context(command, machine_note(os.getloadavg()), items, files, not args.loose)
+            print(f"{items} items, {latency:g} s per turn, workers {workers}, repeat {repeat}; "
+                  f"{ctx.machine}", flush=True)
+            if "parallel" in only:
+                print("parallel efficiency:", flush=True)
+                rows = measure_parallel(repo, server, env, items, latency, workers)
+                sections.append(("e2e-parallel", parallel_section(rows, ctx, latency)))
+                eight = next((r for r in rows if r.workers == 8), None)
+                if eight is not None and eight.efficiency < 0.8:
+                    failed.append("parallel")
+            trivial = None
+            if "cpu" in only:
+                print("CPU per item:", flush=True)
+                cpu, requests = measure_cpu(repo, server, env, items, repeat,
+                                            variants=not args.no_breakdown)
+                trivial = statistics.median(p.seconds for p in cpu.reference)
+                sections.append(("e2e-cpu", cpu_section(cpu, ctx)))
+                if cpu.net_ms() >= 20:
+                    failed.append("cpu")
+                if "tokens" in only:
+                    tok = measure_tokens(repo, requests)
+                    print(f"  tokens per item: {tok.ours_chars / 4:,.0f} against "
+                          f"{tok.naive_chars / 4:,.0f} naive ({tok.ratio:.1f}x)", flush=True)
+                    sections.append(("e2e-tokens", tokens_section(tok, ctx)))
+            if "cache" in only:
+                print("warm cache:", flush=True)
+                cache = measure_cache(repo, server, env, items, repeat, trivial)
+                sections.append(("e2e-cache", cache_section(cache, ctx)))
+                if cache.warm_calls != 0 or cache.warm_seconds >= 3.0 + cache.startup:
+                    failed.append("cache")
     for name, body in sections:
         print()
         print(body)

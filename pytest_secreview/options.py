@@ -170,8 +170,9 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=_choice("base", "head"), default="base", metavar="{base,head}",
                gate=True),
     OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
-               "scanner-semgrep rule; repeatable. Registry configs (auto, p/...) are refused: "
-               "semgrep runs offline", parse=_semgrep_config, multiple=True, metavar="PATH",
+               "scanner-semgrep rule; repeatable (without one, that rule is a single skipped "
+               "item saying so). Registry configs (auto, p/...) are refused: semgrep runs "
+               "offline", parse=_semgrep_config, multiple=True, metavar="PATH",
                gate=True),
     OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,
                default=Severity.CRITICAL, metavar="{critical,high,medium,low,info}",

@@ -57,7 +57,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--secreview cannot run with --setup-only or --setup-plan: "
                                 "items are judged in their call phase")
     if settings.enabled:
+        from .heap import release_earlier_run
         from .reporting.summary import Summary
+
+        release_earlier_run()
 
         config.addinivalue_line("markers", "secreview: a security rule applied to a changed file")
         summary = Summary()
@@ -65,7 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # The summary folds every item report it sees: all of them in a plain run, and on
         # the xdist controller the ones each worker ships.
         config.pluginmanager.register(summary, "secreview-summary")
-        from .shared import WORKERINPUT_KEY, create_session_dir
+        from .shared import HANDOFF_KEY, WORKERINPUT_KEY, create_session_dir
 
         workerinput = getattr(config, "workerinput", None)
         config.stash[_SESSION_DIR] = (
@@ -76,6 +79,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
             # Workflow commands are off while pytest prints text from the PR and models.
             config.pluginmanager.register(ActionsLog(config), ACTIONS_LOG_PLUGIN)
+        if workerinput and HANDOFF_KEY in workerinput:
+            return  # an xdist worker: the controller's diff is handed over (state.Handoff)
         from .diff.prefetch import DiffPrefetch
 
         phases = None
@@ -91,11 +96,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    # xdist controller: every worker shares the session directory (budget, rate limits).
+    # xdist controller: every worker shares the session directory (budget, rate limits) and
+    # takes the controller's start-up (diff, settings, rule files) instead of redoing it.
     if _enabled(node.config):
-        from .shared import WORKERINPUT_KEY
+        from .shared import HANDOFF_KEY, WORKERINPUT_KEY
+        from .state import REVIEW_KEY, Handoff
 
-        node.workerinput[WORKERINPUT_KEY] = str(node.config.stash[_SESSION_DIR])
+        session_dir = node.config.stash[_SESSION_DIR]
+        node.workerinput[WORKERINPUT_KEY] = str(session_dir)
+        review = node.config.stash.get(REVIEW_KEY, None)
+        if review is not None:
+            node.workerinput[HANDOFF_KEY] = str(Handoff.of(review).write(session_dir))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -115,10 +126,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if _enabled(config):
-        from .state import REVIEW_KEY, start_review
+        from .shared import HANDOFF_KEY
+        from .state import REVIEW_KEY, Handoff, start_review
 
+        handed = getattr(config, "workerinput", {}).get(HANDOFF_KEY)
         review = start_review(config, config.stash[_SETTINGS], config.stash[_SESSION_DIR],
-                              config.stash[_PREFETCH])
+                              config.stash.get(_PREFETCH, None),
+                              Handoff.read(Path(handed)) if handed else None)
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
         from .modes import resolve_mode
@@ -126,6 +140,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         # From the trusted settings: the pull request's own ini cannot choose the mode.
         config.stash[_MODE] = resolve_mode(review.settings.mode, review.settings.mention_handle,
                                            os.environ)
+        from .heap import freeze_long_lived
+
+        freeze_long_lived()  # the diff and the rules: they live as long as the session
         controller = not hasattr(config, "workerinput")
         if _mention(config):
             if controller:
@@ -212,6 +229,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if _enabled(session.config):
         session.config.stash[_COLLECTED] = sum(
             1 for item in session.items if item.get_closest_marker("secreview") is not None)
+        from .heap import freeze_long_lived
+
+        freeze_long_lived()  # the items
 
 
 @pytest.hookimpl(trylast=True)

@@ -17,6 +17,8 @@ from typing import Any
 from filelock import FileLock
 
 WORKERINPUT_KEY = "secreview_session_dir"
+#: The ``workerinput`` key of the controller's start-up hand-off (``state.Handoff``).
+HANDOFF_KEY = "secreview_handoff"
 
 
 def create_session_dir() -> Path:

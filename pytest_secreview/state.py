@@ -4,6 +4,7 @@ diff (computed once per process), the rule files and per-item metadata."""
 from __future__ import annotations
 
 import os
+import pickle
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .diff.model import Diff
+from .diff.model import Diff, FileDiff
 from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, EvaluationError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .llm.base import ChatModel
     from .scanners.session import ScannerSession
     from .suppression.apply import Quiet
+    from .suppression.baseline import Baseline
     from .triage.plan import TriagePlan
 
 
@@ -67,7 +69,8 @@ class ReviewState:
             repo=self.repo, head_sha=self.diff.head_sha,
             # Semgrep configs in the repository are trusted like its rules (--secreview-rules-from).
             base_sha=self.diff.base_sha if self.settings.rules_from == "base" else None,
-            targets=lambda rule: [t.file.path for t in self.prepared.targets(rule)],
+            targets=lambda rule: [part.file.path for target in self.triage.targets(
+                rule, self.prepared) for part in target.parts],
             shared_dir=self.session_dir, semgrep_configs=self.settings.semgrep_config,
         )
 
@@ -91,11 +94,13 @@ class ReviewState:
     def triage(self) -> TriagePlan:
         """Which rules run on which files, and the general review's batches (computed once,
         after the rules are indexed, from pinned inputs only: every xdist worker agrees)."""
+        from .scanners.spec import NEEDS_CONFIG
         from .triage.plan import plan_triage
         from .triage.store import load_model_triage
 
         added, record = load_model_triage(self.session_dir)
-        return plan_triage(self.diff, self.prepared, self.rules, added, record)
+        idle = frozenset() if self.settings.semgrep_config else NEEDS_CONFIG
+        return plan_triage(self.diff, self.prepared, self.rules, added, record, idle)
 
     def run_model_triage(self) -> None:
         """``--secreview-triage=model``: ask the model which rules to add, once, on the
@@ -114,13 +119,22 @@ class ReviewState:
 
         return taint_session(self.repo, self.diff, self.rules)
 
-    def targets(self, rule: Rule) -> list[Target]:
-        """The items of ``rule``: the matcher's targets, plus files where the rule's dataflow
-        finds a flow the pull request introduced (a removed guard matches no grep)."""
-        from .evaluation.files import with_dataflow_target
+    @cached_property
+    def taint_files(self) -> tuple[FileDiff, ...]:
+        """The changed files the dataflow analysis reads (from the diff: collection never
+        builds the analysis itself)."""
+        from .triage.plan import taint_files
 
-        return with_dataflow_target(rule, self.triage.targets(rule, self.prepared), self.taint,
-                                    self.diff)
+        return taint_files(self.diff)
+
+    def targets(self, rule: Rule) -> list[Target]:
+        """The items of ``rule``: the triage plan's targets, plus one item for the files where
+        the rule's dataflow may find a flow the pull request introduced (a removed guard
+        matches no grep)."""
+        from .triage.plan import with_dataflow_target
+
+        return with_dataflow_target(rule, self.triage.targets(rule, self.prepared),
+                                    self.taint_files)
 
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's
@@ -166,13 +180,64 @@ ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
 
 
+@dataclass(frozen=True)
+class Handoff:
+    """What the xdist controller computed at start-up, handed to its workers so that none of
+    them runs ``git diff``, re-reads the base revision's configuration or looks for the rule
+    files again: the range, the parsed diff, the trusted settings and the rule files' bytes.
+    (The rules are parsed and indexed again in each worker: compiled patterns do not cross
+    processes, and parsing is cheap next to the diff.)"""
+
+    repo: Path
+    base_ref: str
+    diff: Diff
+    settings: Settings
+    rule_files: RuleFiles
+    warnings: tuple[str, ...]
+    selection: dict[str, Any]
+    baseline: Baseline | None = None  # --secreview-baseline as the controller read it
+
+    #: The file in the session directory (a private ``mkdtemp`` directory of this user, made
+    #: by the controller: the only writer of what workers unpickle).
+    FILE = "handoff.pickle"
+
+    @classmethod
+    def of(cls, review: ReviewState) -> Handoff:
+        """The controller's start-up results."""
+        return cls(review.repo, review.base_ref, review.diff, review.settings,
+                   review.rule_files, tuple(review.warnings), dict(review.selection),
+                   review.quiet.baseline if review.quiet is not None else None)
+
+    def write(self, session_dir: Path) -> Path:
+        """Store the hand-off in the session directory (once per session)."""
+        path = session_dir / self.FILE
+        if not path.exists():
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def read(cls, path: Path) -> Handoff:
+        """The controller's hand-off, in a worker."""
+        handoff = pickle.loads(path.read_bytes())  # noqa: S301 - written by our controller
+        if not isinstance(handoff, cls):
+            raise TypeError(f"{path} does not hold a secreview hand-off")
+        return handoff
+
+
 def start_review(
-    config: pytest.Config, settings: Settings, session_dir: Path, prefetch: DiffPrefetch
+    config: pytest.Config, settings: Settings, session_dir: Path,
+    prefetch: DiffPrefetch | None, handoff: Handoff | None = None,
 ) -> ReviewState:
-    """Resolve the range, run the diff once and find the rule files.
+    """Resolve the range, run the diff once and find the rule files; an xdist worker takes
+    them from the controller's ``handoff`` instead.
 
     Raises ``pytest.UsageError`` with an actionable message for every bad input.
     """
+    if handoff is not None:
+        return _from_handoff(config, handoff, session_dir)
+    assert prefetch is not None
     from . import steering
 
     invocation = config.invocation_params.dir
@@ -215,6 +280,28 @@ def start_review(
         selection=command_line.selection(),
         session_dir=session_dir,
         quiet=quiet,
+    )
+
+
+def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) -> ReviewState:
+    """A worker's review state from the controller's start-up: only the model review (its
+    clients and credentials stay in each process) is built here."""
+    from .suppression.apply import Quiet
+
+    settings = handoff.settings
+    notes: list[str] = []
+    try:
+        agent = (build_reviewer(config, settings, handoff.repo, handoff.diff, session_dir,
+                                notes) if settings.model else None)
+    except SecreviewError as exc:
+        raise pytest.UsageError(f"secreview: {exc}") from None
+    return ReviewState(
+        config=config, settings=settings, repo=handoff.repo, base_ref=handoff.base_ref,
+        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files),
+        rule_files=RuleFiles(list(handoff.rule_files.sources),
+                             [*handoff.rule_files.notes, *notes]),
+        agent=agent, warnings=list(handoff.warnings), selection=dict(handoff.selection),
+        session_dir=session_dir, quiet=Quiet(handoff.repo, handoff.diff, handoff.baseline),
     )
 
 

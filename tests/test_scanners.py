@@ -158,11 +158,67 @@ def test_below_the_threshold_bandit_findings_are_reported_without_failing(
     assert any(f["source"] == "scanner:bandit" for f in findings_of(items))
 
 
+#: The bundled bandit rule with one changed file per item.
+BANDIT_ONE_FILE_PER_ITEM = textwrap.dedent("""\
+    ---
+    title: Bandit, one file per item
+    applies_to:
+      file_extensions: [".py"]
+    scanner:
+      name: bandit
+      args: ["--skip", "B101"]
+      files_per_item: 1
+    ---
+    """)
+
+
+@needs_bandit
+def test_a_scanner_rule_makes_one_item_for_many_files_with_findings_per_file(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    files = {f"svc/mod{i}.py": PR_APP for i in range(3)}
+    review_repo(base={"README.txt": "x\n", "svc/mod0.py": BASE_APP}, pr=files)
+    result, items = review(pytester, "--secreview-rules", BANDIT_RULE,
+                           "--secreview-fail-on=high")
+    result.assert_outcomes(failed=1)
+    (nodeid,) = items
+    assert nodeid.endswith("rules/scanner-bandit.md::scanner-bandit[bandit:svc/mod0.py+2]")
+    data = items[nodeid]["metadata"]["secreview"]
+    assert data["paths"] == sorted(files)
+    b602 = sorted((f["path"], f["line"]) for f in data["findings"]
+                  if f["title"].startswith("B602"))
+    # git reads mod1.py and mod2.py as copies of mod0.py's base: in each file only the new
+    # handler lines are added, and the shell call on the unchanged line 5 is not reported.
+    assert b602 == [("svc/mod0.py", 10), ("svc/mod1.py", 10), ("svc/mod2.py", 10)]
+    assert all(f["source"] == "scanner:bandit" and f["rule"] == "scanner-bandit"
+               for f in data["findings"])
+    scanner = data["usage"]["scanner"]
+    assert (scanner["files"], scanner["kept_on_added_lines"]) == (3, len(data["findings"]))
+
+
+@needs_bandit
+def test_scanner_items_are_grouped_by_the_rules_budget(pytester: pytest.Pytester,
+                                                       review_repo: Build) -> None:
+    files = {f"svc/mod{i}.py": PR_APP for i in range(3)}
+    review_repo(base={"README.txt": "x\n"}, pr=files,
+                rules={"bandit-each": BANDIT_ONE_FILE_PER_ITEM})
+    result, items = review(pytester, "--secreview-rules", "secreview/rules",
+                           "--secreview-fail-on=high")
+    result.assert_outcomes(failed=3)
+    assert sorted(items) == [f"secreview/rules/bandit-each.md::bandit-each[bandit:{p}]"
+                             for p in sorted(files)]
+    for nodeid, item in items.items():
+        path = nodeid.split("[bandit:")[1].rstrip("]")
+        assert {f["path"] for f in item["metadata"]["secreview"]["findings"]} == {path}
+
+
 @needs_bandit
 def test_each_scanner_runs_once_per_session_with_xdist(pytester: pytest.Pytester,
                                                        review_repo: Build) -> None:
     files = {f"svc/mod{i}.py": PR_APP for i in range(4)}
-    review_repo(base={"README.txt": "x\n"}, pr=files)
+    # One file per item, so that both workers have scanner items to run.
+    review_repo(base={"README.txt": "x\n"}, pr=files,
+                rules={"bandit-each": BANDIT_ONE_FILE_PER_ITEM})
     # Untracked, so not part of the diff: a plugin recording which process evaluated each item.
     pytester.makepyfile(pidrecorder="""
         import os
@@ -170,7 +226,7 @@ def test_each_scanner_runs_once_per_session_with_xdist(pytester: pytest.Pytester
             with open(os.path.join(str(item.config.invocation_params.dir), "pids.txt"), "a") as out:
                 out.write(f"{os.getpid()}\\n")
     """)
-    result, items = review(pytester, "--secreview-rules", BANDIT_RULE, "-n", "2",
+    result, items = review(pytester, "--secreview-rules", "secreview/rules", "-n", "2",
                            "-p", "pidrecorder", subprocess=True)
     result.assert_outcomes(passed=4)
     pids = set((pytester.path / "pids.txt").read_text().split())
@@ -279,15 +335,19 @@ def test_a_semgrep_config_the_pull_request_adds_is_not_used(pytester: pytest.Pyt
                        pr={"app.py": SEMGREP_PR, ".semgrep/rules.yml": "rules: []\n"})
     result, _items = review(pytester, "--secreview-rules", SEMGREP_RULE, "-rs",
                             f"--secreview-semgrep-config={repo.path / '.semgrep'}")
-    result.assert_outcomes(skipped=2)  # app.py and the config file itself
+    result.assert_outcomes(skipped=1)  # one item: app.py and the config file itself
     assert "rule files this pull request adds are used once it is merged" in result.stdout.str()
 
 
-def test_semgrep_without_a_config_is_skipped_with_the_reason(pytester: pytest.Pytester,
-                                                             review_repo: Build) -> None:
-    review_repo(base={"app.py": "x = 1\n"}, pr={"app.py": SEMGREP_PR})
-    result, _items = review(pytester, "--secreview-rules", SEMGREP_RULE, "-rs")
+def test_semgrep_without_a_config_is_one_skipped_item_with_the_reason(
+        pytester: pytest.Pytester, review_repo: Build) -> None:
+    # More files than one item holds: without a config there is still a single item.
+    files = {f"pkg/m{i:03}.py": SEMGREP_PR for i in range(150)}
+    review_repo(base={"app.py": "x = 1\n"}, pr={"app.py": SEMGREP_PR, **files})
+    result, items = review(pytester, "--secreview-rules", SEMGREP_RULE, "-rs")
     result.assert_outcomes(skipped=1)
+    (nodeid,) = items
+    assert nodeid.endswith("rules/scanner-semgrep.md::scanner-semgrep[semgrep:app.py+150]")
     assert "pass --secreview-semgrep-config PATH" in result.stdout.str()
 
 
@@ -314,6 +374,8 @@ def test_semgrep_registry_configs_are_refused(pytester: pytest.Pytester, review_
                      id="semgrep-config-in-rule"),
         pytest.param("{name: bandit, args: [--skip]}", "needs a value", id="missing-value"),
         pytest.param("{name: bandit, colour: red}", "unknown key", id="unknown-key"),
+        pytest.param("{name: bandit, files_per_item: 0}", "scanner.files_per_item",
+                     id="empty-items"),
     ],
 )
 def test_bad_scanner_keys_name_the_file_and_key(scanner: str, message: str) -> None:

@@ -21,11 +21,11 @@ from ..errors import EvaluationError
 from ..rules.model import Rule
 from ..severity import one_line
 from ..unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
-from .evidence import RiskEvidence, collect_evidence
-from .verdict import DEFAULT_GATE, Assessment, Decision, IntentGate, combine, decide
 
 if TYPE_CHECKING:
     from ..state import ReviewState
+    from .evidence import RiskEvidence
+    from .verdict import Assessment, Decision, IntentGate
 
 #: The ``path`` of an item that judges the whole change.
 PR_PATH = "(pull request)"
@@ -89,7 +89,11 @@ class IntentItem(pytest.Item):
         return self.config.stash[REVIEW_KEY]
 
     def setup(self) -> None:
+        # The evidence and verdict layers (tools, model I/O) load when the item runs, not
+        # at collection.
         from ..evaluation.review import ModelReviewer
+        from .evidence import collect_evidence
+        from .verdict import DEFAULT_GATE, combine, decide
 
         review = self.review
         evidence = self.evidence = collect_evidence(review.diff)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..analysis.session import ChangedFile, TaintSession
 from ..diff.model import ChangeKind, Diff
-from ..rules.matcher import DataflowTarget, FileHunks, PathFilter, Target
 from ..rules.model import Rule
 from ..tools.gittree import GitTree
+from ..triage.plan import TAINT_SUFFIXES
 
 #: Reading the changed files of one revision stops after this many seconds.
 READ_DEADLINE = 120.0
@@ -57,7 +57,7 @@ def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession
     changed: list[ChangedFile] = []
     base_paths: list[str] = []
     for f in diff.files:
-        if not (f.reviewable and f.path.endswith((".py", ".pyw"))):
+        if not (f.reviewable and f.path.endswith(TAINT_SUFFIXES)):
             continue
         old = f.old_path if f.old_path and f.old_path != f.path else None
         changed.append(ChangedFile(f.path, old, frozenset(ln.number for ln in f.added_lines)))
@@ -67,20 +67,3 @@ def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession
     files = GitFiles(repo, diff.base_sha, diff.head_sha, head_paths, base_paths)
     return TaintSession(files, specs, changed)
 
-
-def with_dataflow_target(rule: Rule, targets: Sequence[Target], session: TaintSession | None,
-                         diff: Diff) -> list[Target]:
-    """``targets`` plus, for a rule with a ``taint:`` section, one :class:`DataflowTarget`
-    holding every changed file the engine reads that no target covers: the flows there are
-    found when the item runs, not at collection."""
-    if rule.taint is None or session is None:
-        return list(targets)
-    covered = {part.file.path for target in targets for part in target.parts}
-    paths = PathFilter(rule)
-    rest = [FileHunks(f, f.hunks) for f in sorted(diff.files, key=lambda f: f.path)
-            if f.path not in covered and f.hunks and f.reviewable and session.covers(f.path)
-            and paths.selects(f.path)]
-    if not rest:
-        return list(targets)
-    first, *others = rest
-    return [*targets, DataflowTarget(rule, first.file, first.hunks, rest=tuple(others))]

@@ -22,10 +22,10 @@ from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
-from ..triage.plan import TriagePlan, plan_triage
+from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
-from .files import taint_session, with_dataflow_target
+from .files import taint_session
 from .findings import Finding
 
 
@@ -105,8 +105,9 @@ def review_range(
     taint = taint_session(repo, diff, parsed) if use_taint else None
     # The code's own `secreview: ignore[rule] reason` comments count here as in a pytest run.
     quiet = Quiet(repo, diff)
+    dataflow = taint_files(diff) if taint is not None else None
     for rule in parsed:
-        for target in with_dataflow_target(rule, plan.targets(rule, prepared), taint, diff):
+        for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(quiet.apply(evaluation.findings, rule.id,
                                         [part.file for part in target.parts]))

@@ -9,7 +9,6 @@ from _pytest.terminal import TerminalReporter
 from ..phases.names import PHASES_PLUGIN
 from ..severity import Severity, one_line
 from ..state import ReviewState
-from .build import coverage_notes
 from .disagreement import disagreements
 from .summary import ItemResult, Summary
 
@@ -182,6 +181,8 @@ def _findings_note(result: ItemResult) -> str:
 
 def write_coverage(tr: TerminalReporter, review: ReviewState) -> None:
     """The coverage line and what the general review left out (grouped by reason)."""
+    from .build import coverage_notes  # the report model loads only when a review ran
+
     for note in coverage_notes(review):
         tr.line(note, yellow=note.startswith("no general"))
     left: dict[str, list[str]] = defaultdict(list)

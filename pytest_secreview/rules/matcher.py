@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 import pathspec
@@ -90,6 +89,14 @@ class DataflowTarget(BatchTarget):
         return f"dataflow:{paths[0]}{more}"
 
 
+def path_suffix(path: str) -> str:
+    """``PurePosixPath(path).suffix.lower()`` without building a path object (called for
+    every changed file and rule)."""
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+
+
 class PathFilter:
     """A rule's ``applies_to`` compiled once: gitignore-style globs and extensions."""
 
@@ -103,7 +110,7 @@ class PathFilter:
         ``suffix`` is its lower-cased extension when the caller already knows it."""
         if self._extensions:
             if suffix is None:
-                suffix = PurePosixPath(path).suffix.lower()
+                suffix = path_suffix(path)
             if suffix not in self._extensions:
                 return False
         if self._include is not None and not self._include.match_file(path):
@@ -180,7 +187,7 @@ class PreparedDiff:
 
     def __init__(self, files: Iterable[FileDiff]) -> None:
         self.files = sorted((f for f in files if f.reviewable), key=lambda f: f.path)
-        self._suffixes = [PurePosixPath(f.path).suffix.lower() for f in self.files]
+        self._suffixes = [path_suffix(f.path) for f in self.files]
         self._checks: dict[int, _RuleCheck] = {}
         self._hits: list[list[_Hits]] = []
         self._targets: dict[int, list[Target]] = {}

@@ -88,6 +88,16 @@ class ScannerSpec(_Strict):
         description="Extra command-line arguments, from the scanner's allow-list (e.g. "
         "bandit's --severity-level medium, semgrep's --severity ERROR).",
     )
+    files_per_item: int = Field(
+        default=100, ge=1, le=100_000,
+        description="Changed files per item. The scanner still runs once over all of them; "
+        "items only group its findings, so a large pull request makes a few items.",
+    )
+    chars_per_item: int = Field(
+        default=40_000, ge=100, le=2_000_000,
+        description="Characters of hunk text per item (what a model verifying the findings "
+        "reads); a larger file gets an item of its own.",
+    )
 
     @model_validator(mode="after")
     def _allowed(self) -> ScannerSpec:
@@ -101,6 +111,8 @@ class ScannerUse:
 
     name: str
     args: tuple[str, ...] = ()
+    files_per_item: int = 100  # items group the one run's findings (see triage/plan.py)
+    chars_per_item: int = 40_000
 
 
 # ------------------------------------------------------------------------------------------

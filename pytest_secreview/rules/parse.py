@@ -130,7 +130,8 @@ def parse_rule(raw: bytes, source: str) -> Rule:
         scope=front.scope,
         max_turns=front.max_turns,
         precedents=tuple(p.strip() for p in front.precedents),
-        scanner=(ScannerUse(front.scanner.name, tuple(front.scanner.args))
+        scanner=(ScannerUse(front.scanner.name, tuple(front.scanner.args),
+                            front.scanner.files_per_item, front.scanner.chars_per_item)
                  if front.scanner is not None else None),
         coverage=Coverage(**front.coverage.model_dump()) if front.coverage else None,
     )

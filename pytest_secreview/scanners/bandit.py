@@ -18,17 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..severity import Severity
-from .base import (
-    RawFinding,
-    ScanOutput,
-    batches,
-    clean_env,
-    confidence_of,
-    cwe_of,
-    load_json_report,
-    relative_path,
-    run_command,
-)
+from .base import RawFinding, ScanOutput, clean_env, confidence_of, cwe_of, scan_batches
 from .spec import INSTALL_HINT
 
 SEVERITY = {"HIGH": Severity.HIGH, "MEDIUM": Severity.MEDIUM, "LOW": Severity.LOW,
@@ -47,26 +37,18 @@ class Bandit:
 
     def scan(self, workdir: Path, home: Path, paths: Sequence[str], args: Sequence[str],
              configs: Sequence[Path], timeout: float) -> ScanOutput:
-        findings: list[RawFinding] = []
-        errors: dict[str, str] = {}
-        version = ""
-        seconds = 0.0
-        for batch in batches(paths):
-            # -P: the working directory (the pull request's files) is not on sys.path, so a
-            # file named like a standard module (locale.py) is never imported in its place.
-            command = [sys.executable, "-P", "-m", "bandit", "--format", "json", "--quiet",
-                       "--ignore-nosec", *args, "--", *batch]
-            # 0: no issue, 1: issues found; anything else is a failure of bandit itself.
-            out, took = run_command(command, cwd=workdir, env=clean_env(home),
-                                    timeout=timeout, ok_codes=(0, 1), name="bandit")
-            seconds += took
-            data = load_json_report("bandit", out)
-            version = version or _version()
-            findings.extend(_finding(r) for r in data.get("results", []))
-            for error in data.get("errors", []):
-                errors[relative_path(str(error.get("filename", "")))] = str(error.get("reason", ""))
-        return ScanOutput(tuple(findings), version, seconds, errors)
+        # -P: the working directory (the pull request's files) is not on sys.path, so a
+        # file named like a standard module (locale.py) is never imported in its place.
+        command = [sys.executable, "-P", "-m", "bandit", "--format", "json", "--quiet",
+                   "--ignore-nosec", *args]
+        return scan_batches("bandit", command, paths, cwd=workdir, env=clean_env(home),
+                            timeout=timeout, read=_read)
 
+
+def _read(data: dict[str, Any]) -> tuple[list[RawFinding], dict[str, str], str]:
+    errors = {str(error.get("filename", "")): str(error.get("reason", ""))
+              for error in data.get("errors", [])}
+    return [_finding(r) for r in data.get("results", [])], errors, _version()
 
 
 def _version() -> str:
@@ -76,12 +58,11 @@ def _version() -> str:
         return "unknown"
 
 
-
 def _finding(result: dict[str, Any]) -> RawFinding:
     line = int(result.get("line_number") or 1)
     lines = [int(n) for n in result.get("line_range") or [line]]
     return RawFinding(
-        path=relative_path(str(result.get("filename", ""))),
+        path=str(result.get("filename", "")),
         line=line,
         end_line=max([line, *lines]),
         check_id=f"{result.get('test_id', '')} {result.get('test_name', '')}".strip(),

@@ -13,8 +13,8 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -167,6 +167,31 @@ def batches(paths: Sequence[str], max_chars: int = 100_000) -> list[list[str]]:
         out[-1].append(path)
         size += len(path) + 1
     return out
+
+
+#: What an adapter reads from one JSON report: findings, unscanned paths (why), version.
+ReportReader = Callable[[dict[str, Any]], tuple[list[RawFinding], dict[str, str], str]]
+
+
+def scan_batches(name: str, command: Sequence[str], paths: Sequence[str], *, cwd: Path,
+                 env: dict[str, str], timeout: float, read: ReportReader) -> ScanOutput:
+    """Run ``command -- <paths>`` in batches (:func:`batches`) and join what ``read`` takes
+    from each JSON report (paths as the scanner printed them: made relative here). Exit
+    status 0 (no issue) and 1 (issues found) are success for every scanner here; anything
+    else is :class:`ScannerCrashed`."""
+    findings: list[RawFinding] = []
+    errors: dict[str, str] = {}
+    version = ""
+    seconds = 0.0
+    for batch in batches(paths):
+        out, took = run_command([*command, "--", *batch], cwd=cwd, env=env, timeout=timeout,
+                                ok_codes=(0, 1), name=name)
+        seconds += took
+        found, problems, batch_version = read(load_json_report(name, out))
+        findings += (replace(f, path=relative_path(f.path)) for f in found)
+        errors.update((relative_path(path), why) for path, why in problems.items())
+        version = version or batch_version
+    return ScanOutput(tuple(findings), version, seconds, errors)
 
 
 def load_json_report(scanner: str, out: bytes) -> dict[str, Any]:

@@ -26,13 +26,10 @@ from .base import (
     RawFinding,
     ScannerCrashed,
     ScanOutput,
-    batches,
     clean_env,
     confidence_of,
     cwe_of,
-    load_json_report,
-    relative_path,
-    run_command,
+    scan_batches,
 )
 from .spec import INSTALL_HINT
 
@@ -90,28 +87,20 @@ class Semgrep:
         # semgrep prefixes a local rule's id with its file's directory, dotted.
         prefixes = sorted({".".join(c.resolve().parent.parts[1:]) + "." for c in configs},
                           key=len, reverse=True)
-        findings: list[RawFinding] = []
-        errors: dict[str, str] = {}
-        version = ""
-        seconds = 0.0
-        for batch in batches(paths):
-            command = [program, "scan", "--json", "--quiet", "--metrics=off",
-                       "--disable-version-check", "--disable-nosem", "--no-git-ignore",
-                       *config_args, *args, "--", *batch]
-            out, took = run_command(command, cwd=workdir, env=env, timeout=timeout,
-                                    ok_codes=(0, 1), name="semgrep")
-            seconds += took
-            data = load_json_report("semgrep", out)
-            version = version or str(data.get("version", "")) or "unknown"
-            findings.extend(_finding(r, prefixes) for r in data.get("results", []))
-            for error in data.get("errors", []):
-                path = error.get("path")
-                if path and str(error.get("level", "")).lower() == "error":
-                    errors[relative_path(str(path))] = str(error.get("message")
-                                                           or error.get("type"))
-        return ScanOutput(tuple(findings), version, seconds, errors)
+        command = [program, "scan", "--json", "--quiet", "--metrics=off",
+                   "--disable-version-check", "--disable-nosem", "--no-git-ignore",
+                   *config_args, *args]
+        return scan_batches("semgrep", command, paths, cwd=workdir, env=env, timeout=timeout,
+                            read=lambda data: _read(data, prefixes))
 
 
+def _read(data: dict[str, Any], prefixes: Sequence[str]
+          ) -> tuple[list[RawFinding], dict[str, str], str]:
+    errors = {str(error["path"]): str(error.get("message") or error.get("type"))
+              for error in data.get("errors", [])
+              if error.get("path") and str(error.get("level", "")).lower() == "error"}
+    findings = [_finding(r, prefixes) for r in data.get("results", [])]
+    return findings, errors, str(data.get("version", "")) or "unknown"
 
 
 def _rule_id(check_id: str, prefixes: Sequence[str]) -> str:
@@ -127,7 +116,7 @@ def _finding(result: dict[str, Any], prefixes: Sequence[str]) -> RawFinding:
     line = int((result.get("start") or {}).get("line") or 1)
     end = int((result.get("end") or {}).get("line") or line)
     return RawFinding(
-        path=relative_path(str(result.get("path", ""))),
+        path=str(result.get("path", "")),
         line=line,
         end_line=max(line, end),
         check_id=_rule_id(str(result.get("check_id", "")), prefixes),

@@ -26,6 +26,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from ..diff.model import FileDiff
 from ..errors import EvaluationError, SecreviewError
 from ..evaluation.findings import Finding
 from ..rules.matcher import Target
@@ -35,6 +36,7 @@ from ..tools.gittree import GitTree
 from .bandit import Bandit
 from .base import Adapter, ScannerCrashed, ScannerUnavailable, ScanOutput
 from .semgrep import Semgrep
+from .spec import NEEDS_CONFIG
 from .workspace import materialise
 
 #: Every adapter, by the name a rule's ``scanner.name`` uses.
@@ -98,7 +100,7 @@ class ScannerSession:
         missing = adapter.available()
         if missing is not None:
             raise ScannerUnavailable(missing)
-        if adapter.name == "semgrep" and not self.semgrep_configs:
+        if adapter.name in NEEDS_CONFIG and not self.semgrep_configs:
             raise ScannerUnavailable(NO_SEMGREP_CONFIG)
         paths = sorted(set(self.targets(rule)))
         key = hashlib.sha256(json.dumps([
@@ -189,7 +191,9 @@ class ScannerSession:
 
 def scan_target(target: Target, session: ScannerSession | None,
                 before: Sequence[Finding] = ()) -> ScanResult:
-    """The findings ``target.rule``'s scanner reports on the added lines of ``target.file``.
+    """The findings ``target.rule``'s scanner reports on the added lines of the target's
+    files (an item of a scanner rule holds several: :func:`pytest_secreview.triage.plan.
+    scanner_items`).
 
     A scanner that is not installed (or semgrep without configs) gives no findings and a
     note (the item is skipped with it, never passed); one that crashed raises
@@ -209,31 +213,41 @@ def scan_target(target: Target, session: ScannerSession | None,
         error.findings = tuple(before)
         error.usage_record = {"mode": "deterministic", "scanner": {"name": name}}
         raise error from None
-    findings = [finding for raw in output.findings if raw.path == target.file.path
-                for finding in _on_added_lines(target, raw)]
-    problem = output.file_errors.get(target.file.path)
-    note = f"{name} could not scan {one_line(target.file.path)}: {one_line(problem)}" \
-        if problem else None
+    files = {part.file.path: part.file for part in target.parts}
+    results = [raw for raw in output.findings if raw.path in files]
+    added = {path: {line.number: line.text for line in files[path].added_lines}
+             for path in {raw.path for raw in results}}
+    findings = [finding for raw in results
+                for finding in _on_added_lines(rule, files[raw.path], added[raw.path], raw)]
+    problems = [f"{name} could not scan {one_line(path)}: {one_line(output.file_errors[path])}"
+                for path in files if path in output.file_errors]
+    note = "; ".join(problems[:_MAX_PROBLEMS]) or None
+    if len(problems) > _MAX_PROBLEMS:
+        note = f"{note}; and {len(problems) - _MAX_PROBLEMS} more file(s) it could not scan"
     info = {"scanner": name, "version": output.version, "run": output.run,
-            "seconds": round(output.seconds, 3), "results_in_file": sum(
-                1 for raw in output.findings if raw.path == target.file.path),
-            "kept_on_added_lines": len(findings)}
+            "seconds": round(output.seconds, 3), "files": len(files),
+            "results_in_files": len(results), "kept_on_added_lines": len(findings)}
     return ScanResult(tuple(findings), note, info)
+
+
+#: Files an item's note names when the scanner could not read several of them.
+_MAX_PROBLEMS = 5
 
 
 #: A scanner result spanning more lines than this is anchored at its first line only.
 _MAX_SPAN = 500
 
 
-def _on_added_lines(target: Target, raw: Any) -> list[Finding]:
+def _on_added_lines(rule: Rule, file: FileDiff, added: dict[int, str], raw: Any
+                    ) -> list[Finding]:
+    """``raw`` as a finding of ``rule`` on ``file`` when it touches an added line
+    (``added``: line number -> text)."""
     from ..tools.redaction import redact
 
-    added = {line.number: line.text for line in target.file.added_lines}
     last = min(raw.end_line, raw.line + _MAX_SPAN)
     lines = [n for n in range(raw.line, last + 1) if n in added]
     if not lines:
         return []  # on an unchanged line: the pull request did not introduce it
-    rule = target.rule
     assert rule.scanner is not None
     line = raw.line if raw.line in added else lines[0]
     message = redact(one_line(raw.message))
@@ -246,7 +260,7 @@ def _on_added_lines(target: Target, raw: Any) -> list[Finding]:
         rule=rule.id,
         severity=raw.severity,
         title=(title[:197] + "...") if len(title) > 200 else title,
-        path=target.file.path,
+        path=file.path,
         line=line,
         end_line=raw.end_line if raw.end_line > line else None,
         source=f"scanner:{rule.scanner.name}",

@@ -26,6 +26,10 @@ ALLOWED_ARGS: dict[str, dict[str, bool]] = {
     },
 }
 
+#: Scanners that run only with rule files the team names (``--secreview-semgrep-config``):
+#: without one, the rule makes a single item, skipped with how to configure it.
+NEEDS_CONFIG = frozenset({"semgrep"})
+
 #: The pip extra that installs every scanner.
 INSTALL_HINT = "install it with: pip install 'pytest-secreview[scanners]'"
 

@@ -14,10 +14,27 @@ from functools import cached_property
 from typing import Any
 
 from ..diff.model import Diff, FileDiff
-from ..rules.matcher import PathFilter, PreparedDiff, Target
+from ..rules.matcher import BatchTarget, DataflowTarget, FileHunks, PathFilter, PreparedDiff, Target
 from ..rules.model import Rule
 from .coverage import CoveragePlan, LeftOut, file_kind, plan_coverage
 from .kinds import FileKind, Kind
+
+#: Suffixes of the files the taint engine analyses (``pytest_secreview.analysis``).
+TAINT_SUFFIXES = (".py", ".pyw")
+
+
+@dataclass(frozen=True)
+class ScannerTarget(BatchTarget):
+    """Changed files a ``scanner:`` rule covers, several per item: the scanner runs once per
+    session over all of the rule's files (:mod:`pytest_secreview.scanners.session`), and each
+    item reports the findings in its own files, kept to their changed lines."""
+
+    @property
+    def label(self) -> str:
+        assert self.rule.scanner is not None
+        paths = list(dict.fromkeys(part.file.path for part in self.parts))
+        more = f"+{len(paths) - 1}" if len(paths) > 1 else ""
+        return f"{self.rule.scanner.name}:{paths[0]}{more}"
 
 
 @dataclass(frozen=True)
@@ -37,12 +54,17 @@ class TriagePlan:
         added: tuple[AddedRule, ...] = (),
         extra_targets: dict[str, tuple[Target, ...]] | None = None,
         model: dict[str, Any] | None = None,
+        idle_scanners: frozenset[str] = frozenset(),
     ) -> None:
         self.files = files
         self.coverage = coverage
         self.added = added
         self.extra_targets = extra_targets or {}
         self.model = model  # the model triage's record for the artifacts
+        #: Scanners that cannot run in this session whatever the files (semgrep without a
+        #: config): their rule makes one item, skipped with how to configure it.
+        self.idle_scanners = idle_scanners
+        self._scanner_items: dict[int, list[Target]] = {}
 
     @cached_property
     def kinds(self) -> dict[str, FileKind]:
@@ -89,6 +111,16 @@ class TriagePlan:
         matches plus the files the model triage added."""
         if rule.coverage is not None:
             return self.coverage.batches if rule is self.coverage.rule else ()
+        if rule.scanner is not None:
+            found = self._scanner_items.get(id(rule))
+            if found is None:
+                found = self._scanner_items[id(rule)] = scanner_items(
+                    rule, self._matched(rule, prepared),
+                    whole=rule.scanner.name in self.idle_scanners)
+            return found
+        return self._matched(rule, prepared)
+
+    def _matched(self, rule: Rule, prepared: PreparedDiff) -> Sequence[Target]:
         matched = prepared.targets(rule)
         extra = self.extra_targets.get(rule.id, ())
         if not extra:
@@ -121,11 +153,61 @@ class TriagePlan:
         }
 
 
+def scanner_items(rule: Rule, targets: Sequence[Target], *, whole: bool = False
+                  ) -> list[Target]:
+    """``targets`` (one per file, sorted by path) grouped into items within the rule's
+    ``scanner:`` budget, in order; a file larger than the budget gets an item of its own.
+    ``whole``: one item for every file (a scanner that cannot run in this session)."""
+    assert rule.scanner is not None
+    files_cap = len(targets) if whole else rule.scanner.files_per_item
+    chars_cap = None if whole else rule.scanner.chars_per_item
+    groups: list[list[Target]] = []
+    chars = 0
+    for target in targets:
+        size = sum(len(h.text) for h in target.hunks)
+        if not groups or len(groups[-1]) >= files_cap or (
+                chars_cap is not None and chars + size > chars_cap):
+            groups.append([])
+            chars = 0
+        groups[-1].append(target)
+        chars += size
+    return [ScannerTarget(rule, group[0].file, group[0].hunks, index=i,
+                          rest=tuple(FileHunks(t.file, t.hunks) for t in group[1:]))
+            for i, group in enumerate(groups, start=1)]
+
+
+def taint_files(diff: Diff) -> tuple[FileDiff, ...]:
+    """The changed files the taint engine analyses (reviewable Python files with hunks),
+    sorted by path: known from the diff alone, so collection never builds the analysis."""
+    return tuple(sorted((f for f in diff.files if f.reviewable and f.hunks
+                         and f.path.endswith(TAINT_SUFFIXES)), key=lambda f: f.path))
+
+
+def with_dataflow_target(rule: Rule, targets: Sequence[Target],
+                         files: Sequence[FileDiff] | None) -> list[Target]:
+    """``targets`` plus, for a rule with a ``taint:`` section, one :class:`DataflowTarget`
+    holding every changed file the engine reads (``files``, sorted by path; None: no dataflow
+    in this run) that no target covers: the flows there are found when the item runs, not
+    at collection."""
+    if rule.taint is None or files is None:
+        return list(targets)
+    covered = {part.file.path for target in targets for part in target.parts}
+    paths = PathFilter(rule)
+    rest = [FileHunks(f, f.hunks) for f in files
+            if f.path not in covered and paths.selects(f.path)]
+    if not rest:
+        return list(targets)
+    first, *others = rest
+    return [*targets, DataflowTarget(rule, first.file, first.hunks, rest=tuple(others))]
+
+
 def plan_triage(
     diff: Diff, prepared: PreparedDiff, rules: Sequence[Rule],
     added: Sequence[AddedRule] = (), model: dict[str, Any] | None = None,
+    idle_scanners: frozenset[str] = frozenset(),
 ) -> TriagePlan:
-    """The deterministic plan, plus the rules a model triage added (``added``)."""
+    """The deterministic plan, plus the rules a model triage added (``added``).
+    ``idle_scanners``: scanners that cannot run in this session (one item each)."""
     by_id = {r.id: r for r in rules if r.coverage is None}
     by_path = {f.path: f for f in prepared.files}
     extra: dict[str, tuple[Target, ...]] = {}
@@ -138,5 +220,5 @@ def plan_triage(
         extra[rule.id] = (*extra.get(rule.id, ()), *targets)
     specific = [t for r in by_id.values() for t in (*prepared.targets(r), *extra.get(r.id, ()))]
     coverage = plan_coverage(diff.files, rules, specific)
-    return TriagePlan(diff.files, coverage, tuple(added), extra, model)
+    return TriagePlan(diff.files, coverage, tuple(added), extra, model, idle_scanners)
 
