@@ -225,6 +225,16 @@ def test_a_missing_or_stale_artifact_names_the_file_and_the_command(
     moved = secreview(repo, "evaluate", f"--secreview-artifacts={PHASED}")
     assert moved.returncode == pytest.ExitCode.USAGE_ERROR
     assert f"but the review is of {head[:12]}; run `secreview diff` again" in moved.stderr
+    # The comment and report phases check the same thing: no publishing of the old head.
+    for command in (("report", "--sarif", "out/stale.sarif"),
+                    ("comment", "--dry-run", "--pr", "7", "--repo", "o/r")):
+        refused = secreview(repo, *command, "--artifacts", PHASED)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert (f"{PHASED}/phases/diff.json is for head_sha" in refused.stderr
+                and f"but the review is of {head[:12]}; run `secreview diff` again"
+                in refused.stderr), refused.stderr
+        assert refused.stdout == ""
+    assert not (repo / "out" / "stale.sarif").exists()
 
 
 def test_stop_after_and_from_phase_on_the_pytest_run(pytester: pytest.Pytester,
