@@ -143,6 +143,14 @@ class OptionSpec:
     gate: bool = False
 
     @property
+    def full_help(self) -> str:
+        """The help the flag and the ini key show: a setting never read from an ini file
+        says so, in both places (the derived note, so no spec can forget it)."""
+        if self.from_ini:
+            return self.help
+        return f"{self.help}; command line or {self.env} only, never an ini file"
+
+    @property
     def dest(self) -> str:
         return "secreview_" + self.name.replace("-", "_")
 
@@ -157,10 +165,10 @@ class OptionSpec:
 
 SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("base", "base revision of the pull request (default: origin/$GITHUB_BASE_REF "
-               "in GitHub Actions, else origin/HEAD); command line or SECREVIEW_BASE only",
+               "in GitHub Actions, else origin/HEAD)",
                metavar="REF", aliases=("--base",), from_ini=False, gate=True),
-    OptionSpec("head", "head revision of the pull request; command line or SECREVIEW_HEAD "
-               "only", default="HEAD", metavar="REF", from_ini=False, gate=True),
+    OptionSpec("head", "head revision of the pull request", default="HEAD", metavar="REF",
+               from_ini=False, gate=True),
     OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack (with "
                "security-review, which reviews every changed hunk no other rule matched) plus "
                "the repository's secreview/rules/ if it exists; ':bundled' names the bundled "
@@ -325,7 +333,7 @@ def add_options(parser: pytest.Parser) -> None:
                     help="review the pull request's diff with security rules")
     parser.addini("secreview", "enable the security review (true/false)", default=None)
     for spec in SPECS:
-        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None, "help": spec.help}
+        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None, "help": spec.full_help}
         if spec.metavar and not spec.flag:
             kwargs["metavar"] = spec.metavar
         if spec.flag:
@@ -334,9 +342,9 @@ def add_options(parser: pytest.Parser) -> None:
             kwargs["action"] = "append" if spec.multiple else "store"
         group.addoption(spec.cli, *spec.aliases, **kwargs)
         if spec.multiple:
-            parser.addini(spec.dest, spec.help, type="linelist", default=None)
+            parser.addini(spec.dest, spec.full_help, type="linelist", default=None)
         else:
-            parser.addini(spec.dest, spec.help, type="string", default=None)
+            parser.addini(spec.dest, spec.full_help, type="string", default=None)
 
 
 @dataclass(frozen=True)

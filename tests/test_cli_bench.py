@@ -351,6 +351,8 @@ def test_keep_leaves_each_case_repository_for_inspection(
     assert bench(capsys, *argv)[0] == 0
     assert (keep / "caught" / "repo" / "caught.py").read_text() == (
         "import sys\ndangerous(sys.argv[1])\n")
+    # Without a model there is no pytest review: the repository only, as the README says.
+    assert [p.name for p in (keep / "caught").iterdir()] == ["repo"]
     status, _, err = bench(capsys, *argv)
     assert status == 2 and "already exists" in err
 

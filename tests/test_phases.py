@@ -341,3 +341,21 @@ def test_the_pull_requests_ini_cannot_choose_a_phase(pytester: pytest.Pytester,
     else:
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         assert "ini key secreview_from_phase is not used" in result.stderr.str()
+
+
+def test_help_says_which_ini_keys_are_command_line_or_env_only(
+    pytester: pytest.Pytester
+) -> None:
+    from pytest_secreview.options import SPECS
+
+    text = pytester.runpytest("--help").stdout.str()
+    ini_part = text.split("[pytest] configuration options", 1)[1]
+    # Each ini key's help, its wrapped lines joined.
+    helps = {m.group(1): " ".join(m.group(2).split()) for m in re.finditer(
+        r"^  (secreview_\w+) \(\w+\):\s*(.*?)(?=^  \S|\Z)", ini_part, re.M | re.S)}
+    for spec in SPECS:
+        if not spec.from_ini:
+            assert f"command line or {spec.env} only" in helps[spec.dest], helps[spec.dest]
+            assert f"command line or {spec.env} only" in " ".join(text.split(
+                "[pytest] configuration options", 1)[0].split())
+    assert "never an ini file" not in helps["secreview_model"]

@@ -59,9 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--min-f1", type=float, metavar="X",
                         help="exit 1 when the overall F1 is below X (0 to 1)")
     parser.add_argument("--keep", type=Path, metavar="DIR",
-                        help="keep each case's repository, artifacts and summary.json under "
-                             "DIR/<case-id>/ (DIR must not exist) instead of a temporary "
-                             "directory")
+                        help="keep each case's repository (with a model also its artifacts "
+                             "and summary.json) under DIR/<case-id>/ (DIR must not exist) "
+                             "instead of a temporary directory")
     return parser
 
 
