@@ -21,7 +21,14 @@ from pytest_secreview.diff.git import load_diff
 from pytest_secreview.phases.diff_codec import diff_from_json, diff_to_json
 from tests.conftest import ReviewRepo, aws_key_id
 from tests.fake_github import FakeGitHub, make_token
-from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply
+from tests.fake_providers import (
+    FakeServer,
+    FakeServers,
+    Recorded,
+    Reply,
+    openai_completion,
+    openai_tool_call,
+)
 from tests.test_outputs import DEBUG_RULE, IGNORE, SECRET_RULE, Build, without_timings
 from tests.test_plugin_model import RULE as MODEL_RULE
 from tests.test_plugin_model import report as model_report
@@ -127,9 +134,16 @@ def test_phases_one_by_one_give_the_single_runs_report_sarif_and_comments(
 
 @pytest.fixture
 def model() -> Iterator[FakeServer]:
-    """A scripted model: a finding on svc/m1.py, nothing elsewhere, whatever the order."""
+    """A scripted model: a finding on svc/m1.py, nothing elsewhere, whatever the order; the
+    verifier's second look confirms it (a crash there would make the item's text carry a
+    retry's elapsed seconds, which differ from run to run)."""
 
     def answer(request: Recorded) -> Reply:
+        if any(t["function"]["name"] == "triage_findings" for t in request.json["tools"]):
+            verdicts = [{"index": 1, "verdict": "confirm", "reason": "q reaches execute"}]
+            return Reply(json=openai_completion(tool_calls=[openai_tool_call(
+                "c1", "triage_findings", json.dumps({"verdicts": verdicts}))],
+                finish_reason="tool_calls"))
         task = request.json["messages"][1]["content"]
         path = task.split("File: `", 1)[1].split("`", 1)[0]
         return model_report(sqli(path)) if path == "svc/m1.py" else model_report()
