@@ -143,14 +143,6 @@ class OptionSpec:
     gate: bool = False
 
     @property
-    def full_help(self) -> str:
-        """The help the flag and the ini key show: a setting never read from an ini file
-        says so, in both places (the derived note, so no spec can forget it)."""
-        if self.from_ini:
-            return self.help
-        return f"{self.help}; command line or {self.env} only, never an ini file"
-
-    @property
     def dest(self) -> str:
         return "secreview_" + self.name.replace("-", "_")
 
@@ -333,7 +325,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="review the pull request's diff with security rules")
     parser.addini("secreview", "enable the security review (true/false)", default=None)
     for spec in SPECS:
-        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None, "help": spec.full_help}
+        # Derived, so no setting kept out of ini files can forget to say so (flag and ini key).
+        text = spec.help if spec.from_ini else f"{spec.help}; command line or {spec.env} only"
+        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None, "help": text}
         if spec.metavar and not spec.flag:
             kwargs["metavar"] = spec.metavar
         if spec.flag:
@@ -342,9 +336,9 @@ def add_options(parser: pytest.Parser) -> None:
             kwargs["action"] = "append" if spec.multiple else "store"
         group.addoption(spec.cli, *spec.aliases, **kwargs)
         if spec.multiple:
-            parser.addini(spec.dest, spec.full_help, type="linelist", default=None)
+            parser.addini(spec.dest, text, type="linelist", default=None)
         else:
-            parser.addini(spec.dest, spec.full_help, type="string", default=None)
+            parser.addini(spec.dest, text, type="string", default=None)
 
 
 @dataclass(frozen=True)
