@@ -157,10 +157,10 @@ class OptionSpec:
 
 SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("base", "base revision of the pull request (default: origin/$GITHUB_BASE_REF "
-               "in GitHub Actions, else origin/HEAD); command line or SECREVIEW_BASE only",
+               "in GitHub Actions, else origin/HEAD)",
                metavar="REF", aliases=("--base",), from_ini=False, gate=True),
-    OptionSpec("head", "head revision of the pull request; command line or SECREVIEW_HEAD "
-               "only", default="HEAD", metavar="REF", from_ini=False, gate=True),
+    OptionSpec("head", "head revision of the pull request", default="HEAD", metavar="REF",
+               from_ini=False, gate=True),
     OptionSpec("rules", "rules directory or file; repeatable. Default: the bundled pack (with "
                "security-review, which reviews every changed hunk no other rule matched) plus "
                "the repository's secreview/rules/ if it exists; ':bundled' names the bundled "
@@ -326,7 +326,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="review the pull request's diff with security rules")
     parser.addini("secreview", "enable the security review (true/false)", default=None)
     for spec in SPECS:
-        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None, "help": spec.help}
+        # Derived, so no setting kept out of ini files can forget to say so (flag and ini key).
+        text = spec.help if spec.from_ini else f"{spec.help}; command line or {spec.env} only"
+        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None, "help": text}
         if spec.metavar and not spec.flag:
             kwargs["metavar"] = spec.metavar
         if spec.flag:
@@ -335,9 +337,9 @@ def add_options(parser: pytest.Parser) -> None:
             kwargs["action"] = "append" if spec.multiple else "store"
         group.addoption(spec.cli, *spec.aliases, **kwargs)
         if spec.multiple:
-            parser.addini(spec.dest, spec.help, type="linelist", default=None)
+            parser.addini(spec.dest, text, type="linelist", default=None)
         else:
-            parser.addini(spec.dest, spec.help, type="string", default=None)
+            parser.addini(spec.dest, text, type="string", default=None)
 
 
 @dataclass(frozen=True)

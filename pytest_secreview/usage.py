@@ -24,18 +24,26 @@ class ReviewUsage:
     mode: str = "deterministic"
     models: list[str] = field(default_factory=list)
     model_calls: int = 0
+    #: Calls that never reached the model: no HTTP answer at all (connection refused, DNS,
+    #: timeouts) on the last attempt. Not model calls: nothing was asked or billed.
+    failed_calls: int = 0
     tokens: Usage = field(default_factory=Usage)
     cost_usd: float | None = 0.0
     tools: dict[str, Any] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
     wall_seconds: float = 0.0
 
-    def add_model_call(self, model_id: str, usage: Usage | None) -> None:
+    def add_model_call(self, model_id: str, usage: Usage | None, *,
+                       reached: bool = True) -> None:
         """Count one model call and its tokens (``usage`` None when the provider billed
-        nothing we could see, e.g. a transport failure)."""
-        self.model_calls += 1
+        nothing we could see). ``reached`` False: the request never got an answer from the
+        provider; it is counted in ``failed_calls``, not as a model call."""
         if model_id not in self.models:
             self.models.append(model_id)
+        if not reached:
+            self.failed_calls += 1
+            return
+        self.model_calls += 1
         if usage is None:
             return
         self.tokens = self.tokens + usage
@@ -55,6 +63,7 @@ class ReviewUsage:
             "mode": self.mode,
             "models": list(self.models),
             "model_calls": self.model_calls,
+            "failed_calls": self.failed_calls,
             "tool_calls": int(self.tools.get("calls", 0)),
             "input_tokens": self.tokens.input_tokens,
             "output_tokens": self.tokens.output_tokens,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import textwrap
 from collections import Counter
 from collections.abc import Iterator
@@ -122,7 +123,8 @@ def test_json_document_shape_and_figures(
     corpus, rules = team
     data = as_json(capsys, str(corpus), "--no-bundled", "--rules", str(rules))
     assert set(data) == {"corpus", "cases", "model", "rules", "overall", "cost", "results",
-                         "min_f1", "passed"}
+                         "complete", "min_f1", "passed"}
+    assert data["complete"] is True
     assert (data["cases"], data["model"], data["min_f1"], data["passed"]) == (3, None, None,
                                                                               None)
     overall = data["overall"]
@@ -130,8 +132,8 @@ def test_json_document_shape_and_figures(
                             "cost"}
     assert (overall["tp"], overall["fp"], overall["fn"]) == (1, 1, 1)
     assert overall["precision"] == overall["recall"] == overall["f1"] == 0.5
-    assert data["cost"] == {"model_calls": 0, "input_tokens": 0, "output_tokens": 0,
-                            "cost_usd": 0.0}
+    assert data["cost"] == {"model_calls": 0, "failed_calls": 0, "input_tokens": 0,
+                            "output_tokens": 0, "cost_usd": 0.0}
     results = {r["id"]: r for r in data["results"]}
     assert results["caught"]["tp"] == [{"rule": "dangerous-call", "path": "caught.py",
                                         "lines": [2, 2], "cwe": "CWE-77"}]
@@ -349,6 +351,8 @@ def test_keep_leaves_each_case_repository_for_inspection(
     assert bench(capsys, *argv)[0] == 0
     assert (keep / "caught" / "repo" / "caught.py").read_text() == (
         "import sys\ndangerous(sys.argv[1])\n")
+    # Without a model there is no pytest review: the repository only, as the README says.
+    assert [p.name for p in (keep / "caught").iterdir()] == ["repo"]
     status, _, err = bench(capsys, *argv)
     assert status == 2 and "already exists" in err
 
@@ -415,3 +419,51 @@ def test_the_secreview_command_dispatches_bench_and_report(
     data = json.loads(capsys.readouterr().out)
     assert data["overall"]["fp"] == 0
     assert cli.main(["report", "--merge", str(tmp_path)]) == 2
+
+
+def _closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on: every connection is refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_unreviewed_items_fail_min_f1_and_unreached_calls_are_not_model_calls(
+    capsys: pytest.CaptureFixture[str], team: tuple[Path, Path]
+) -> None:
+    # The model is unreachable: the pattern alone scores F1 1.000 on this case, which is
+    # not a measurement of the review that was asked for.
+    corpus, rules = team
+    argv = (str(corpus), "--no-bundled", "--rules", str(rules), "--case", "caught",
+            "--model", "openai:gpt-4.1", "--api-base", f"http://127.0.0.1:{_closed_port()}",
+            "--min-f1", "0.9")
+    status, out, _ = bench(capsys, *argv)
+    assert status == 1, out
+    assert "INCOMPLETE" in out.splitlines()[0]
+    assert "could not be reviewed" in out
+    assert ("--min-f1 0.9 fails: 1 item(s) could not be reviewed, so the figures are not a "
+            "measurement of the whole review") in out
+    assert "cost: 0 model call(s) (1 failed before reaching the model)" in out
+    data = as_json(capsys, *argv, status=1)
+    assert (data["passed"], data["complete"]) == (False, False)
+    assert data["overall"]["f1"] == 1.0
+    assert data["cost"]["model_calls"] == 0 and data["cost"]["failed_calls"] == 1
+
+
+def test_rule_runs_only_the_named_rules(
+    capsys: pytest.CaptureFixture[str], team: tuple[Path, Path], server: FakeServer
+) -> None:
+    # With the bundled pack loaded, --rule dangerous-call must neither run nor bill the
+    # intent audit or any other bundled rule.
+    server._responder = lambda r: _confirm_first() if _is_finding_check(r) else _report()
+    corpus, rules = team
+    data = as_json(capsys, str(corpus), "--rules", str(rules), "--rule", "dangerous-call",
+                   "--model", "openai:gpt-4.1", "--api-base", server.url)
+    tools = {t["function"]["name"] for r in server.requests for t in r.json.get("tools", [])}
+    assert "report_verdict" not in tools, "the intent audit ran"
+    tasks = [r.json["messages"][1]["content"] for r in server.requests
+             if not _is_finding_check(r)]
+    assert len(tasks) == 3 and all("against rule `dangerous-call`" in t for t in tasks), tasks
+    assert [r["rule"] for r in data["rules"]] == ["dangerous-call"]
+    assert data["cost"]["model_calls"] == len(server.requests)

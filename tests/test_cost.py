@@ -78,7 +78,7 @@ def test_anthropic_cache_writes_are_counted_priced_and_shown(
     # output tokens at $15, per million.
     expected = (100 * 3 + 2000 * 0.3 + 1000 * 3.75 + 50 * 15) / 1e6
     totals = _report(pytester)["usage"]
-    assert totals == {"model_calls": 1, "tool_calls": 0, "input_tokens": 3100,
+    assert totals == {"model_calls": 1, "failed_calls": 0, "tool_calls": 0, "input_tokens": 3100,
                       "output_tokens": 50, "cached_tokens": 2000, "cache_write_tokens": 1000,
                       "reasoning_tokens": 0, "cost_usd": pytest.approx(expected)}
     (item,) = _report(pytester)["items"]

@@ -253,3 +253,25 @@ def test_a_patch_outside_the_pull_request_goes_back_to_the_model_and_is_never_ke
         fix_requests[-1].json["messages"][-1]["content"])
     assert not (pytester.path / "secreview-artifacts/fixes/all.patch").exists()
     assert (pytester.path / "README.md").read_text() == "service\n"
+
+
+def test_a_patch_that_does_not_change_the_findings_file_is_dropped(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    # The finding is in app/other.py; the model answers with a patch of app/good.py only.
+    def elsewhere(request: Recorded) -> Reply:
+        if FIX in request.json["messages"][0]["content"]:
+            return _call("propose_patch", {"patch": GOOD, "explanation": "fixed it"})
+        return answer(request)
+
+    server._responder = elsewhere
+    review_repo(rules={"eval": EVAL_RULE}, pr={"app/good.py": SOURCE, "app/other.py": SOURCE})
+    _review(pytester, server, "--secreview-mode=fix").assert_outcomes(failed=2)
+    fixes = _fixes(pytester)
+    assert (fixes["app/good.py"]["status"], fixes["app/good.py"]["verified"]) == ("kept", True)
+    other = fixes["app/other.py"]
+    assert (other["status"], other["verified"]) == ("dropped", False)
+    assert other["reason"] == "the patch does not change the file of the finding"
+    index = json.loads((pytester.path / "secreview-artifacts/fixes/index.json").read_text())
+    assert {f["path"]: f["status"] for f in index} == {
+        "app/good.py": "kept", "app/other.py": "dropped"}

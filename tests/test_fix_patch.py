@@ -136,6 +136,20 @@ def test_a_patch_that_adds_another_finding_is_reported(repo: GitRepo) -> None:
     assert (new.title, new.line) == ("pickle of a value", 2)
 
 
+def test_the_recheck_always_includes_the_findings_file(repo: GitRepo) -> None:
+    # A patch of another file leaves the finding where it was: the re-check must look there
+    # (before, it re-ran only the patch's files and called a pattern finding unverifiable).
+    repo.write("app/other.py", "def other(expr):\n    return expr\n")
+    repo.commit("another file")
+    head = repo.git("rev-parse", "HEAD").strip()
+    elsewhere = ("diff --git a/app/other.py b/app/other.py\n--- a/app/other.py\n"
+                 "+++ b/app/other.py\n@@ -1,2 +1,2 @@\n def other(expr):\n"
+                 "-    return expr\n+    return str(expr)\n")
+    applied = apply_to_head(repo.path, head, elsewhere, ("app/other.py",))
+    check = _rechecker(repo).recheck(_finding(repo), applied.commit, ("app/other.py",))
+    assert check.gone is False
+
+
 def test_a_model_finding_cannot_be_rechecked(repo: GitRepo) -> None:
     head = repo.git("rev-parse", "HEAD").strip()
     applied = apply_to_head(repo.path, head, _patch(), ("app/calc.py",))

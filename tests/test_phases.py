@@ -21,7 +21,14 @@ from pytest_secreview.diff.git import load_diff
 from pytest_secreview.phases.diff_codec import diff_from_json, diff_to_json
 from tests.conftest import ReviewRepo, aws_key_id
 from tests.fake_github import FakeGitHub, make_token
-from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply
+from tests.fake_providers import (
+    FakeServer,
+    FakeServers,
+    Recorded,
+    Reply,
+    openai_completion,
+    openai_tool_call,
+)
 from tests.test_outputs import DEBUG_RULE, IGNORE, SECRET_RULE, Build, without_timings
 from tests.test_plugin_model import RULE as MODEL_RULE
 from tests.test_plugin_model import report as model_report
@@ -127,9 +134,16 @@ def test_phases_one_by_one_give_the_single_runs_report_sarif_and_comments(
 
 @pytest.fixture
 def model() -> Iterator[FakeServer]:
-    """A scripted model: a finding on svc/m1.py, nothing elsewhere, whatever the order."""
+    """A scripted model: a finding on svc/m1.py, nothing elsewhere, whatever the order; the
+    verifier's second look confirms it (a crash there would make the item's text carry a
+    retry's elapsed seconds, which differ from run to run)."""
 
     def answer(request: Recorded) -> Reply:
+        if any(t["function"]["name"] == "triage_findings" for t in request.json["tools"]):
+            verdicts = [{"index": 1, "verdict": "confirm", "reason": "q reaches execute"}]
+            return Reply(json=openai_completion(tool_calls=[openai_tool_call(
+                "c1", "triage_findings", json.dumps({"verdicts": verdicts}))],
+                finish_reason="tool_calls"))
         task = request.json["messages"][1]["content"]
         path = task.split("File: `", 1)[1].split("`", 1)[0]
         return model_report(sqli(path)) if path == "svc/m1.py" else model_report()
@@ -225,6 +239,16 @@ def test_a_missing_or_stale_artifact_names_the_file_and_the_command(
     moved = secreview(repo, "evaluate", f"--secreview-artifacts={PHASED}")
     assert moved.returncode == pytest.ExitCode.USAGE_ERROR
     assert f"but the review is of {head[:12]}; run `secreview diff` again" in moved.stderr
+    # The comment and report phases check the same thing: no publishing of the old head.
+    for command in (("report", "--sarif", "out/stale.sarif"),
+                    ("comment", "--dry-run", "--pr", "7", "--repo", "o/r")):
+        refused = secreview(repo, *command, "--artifacts", PHASED)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert (f"{PHASED}/phases/diff.json is for head_sha" in refused.stderr
+                and f"but the review is of {head[:12]}; run `secreview diff` again"
+                in refused.stderr), refused.stderr
+        assert refused.stdout == ""
+    assert not (repo / "out" / "stale.sarif").exists()
 
 
 def test_stop_after_and_from_phase_on_the_pytest_run(pytester: pytest.Pytester,
@@ -331,3 +355,21 @@ def test_the_pull_requests_ini_cannot_choose_a_phase(pytester: pytest.Pytester,
     else:
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         assert "ini key secreview_from_phase is not used" in result.stderr.str()
+
+
+def test_help_says_which_ini_keys_are_command_line_or_env_only(
+    pytester: pytest.Pytester
+) -> None:
+    from pytest_secreview.options import SPECS
+
+    text = pytester.runpytest("--help").stdout.str()
+    ini_part = text.split("[pytest] configuration options", 1)[1]
+    # Each ini key's help, its wrapped lines joined.
+    helps = {m.group(1): " ".join(m.group(2).split()) for m in re.finditer(
+        r"^  (secreview_\w+) \(\w+\):\s*(.*?)(?=^  \S|\Z)", ini_part, re.M | re.S)}
+    for spec in SPECS:
+        if not spec.from_ini:
+            assert f"command line or {spec.env} only" in helps[spec.dest], helps[spec.dest]
+            assert f"command line or {spec.env} only" in " ".join(text.split(
+                "[pytest] configuration options", 1)[0].split())
+    assert "never an ini file" not in helps["secreview_model"]

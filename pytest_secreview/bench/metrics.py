@@ -20,18 +20,20 @@ from .score import Reported
 @dataclass(frozen=True)
 class Cost:
     """Model usage: calls, tokens and dollars (``cost_usd`` is ``None`` when a price is
-    unknown)."""
+    unknown), and the requests that never reached the model (``failed_calls``, not calls)."""
 
     model_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0
+    failed_calls: int = 0
 
     def __add__(self, other: Cost) -> Cost:
         cost = (None if self.cost_usd is None or other.cost_usd is None
                 else self.cost_usd + other.cost_usd)
         return Cost(self.model_calls + other.model_calls, self.input_tokens + other.input_tokens,
-                    self.output_tokens + other.output_tokens, cost)
+                    self.output_tokens + other.output_tokens, cost,
+                    self.failed_calls + other.failed_calls)
 
     @classmethod
     def from_usage(cls, usage: Mapping[str, object]) -> Cost:
@@ -41,7 +43,8 @@ class Cost:
             return value if isinstance(value, int) else 0
         cost = usage.get("cost_usd", 0.0)
         return cls(count("model_calls"), count("input_tokens"), count("output_tokens"),
-                   float(cost) if isinstance(cost, int | float) else None)
+                   float(cost) if isinstance(cost, int | float) else None,
+                   count("failed_calls"))
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import SecreviewError
 from ..gitcmd import run_git
@@ -65,14 +66,20 @@ def build_repo(repo: Path, case: Case) -> None:
     run_git(repo, *_IDENTITY, "commit", "-q", "--allow-empty", "-m", "pull request")
 
 
-def run_deterministic(repo: Path, rules: Sequence[str]) -> CaseRun:
+def run_deterministic(repo: Path, rules: Sequence[str],
+                      only: Collection[str] | None = None) -> CaseRun:
     """The deterministic layer's findings on ``main..pr`` with ``rules`` (as
-    ``--secreview-rules`` takes them; empty: the product's defaults)."""
-    from ..evaluation.offline import review_range
+    ``--secreview-rules`` takes them; empty: the product's defaults); with ``only``, just
+    the rules of those ids run."""
+    from ..evaluation.offline import load_rules, review_range
 
-    review = review_range(repo, BASE, HEAD, rules=rules)
-    if review.rule_errors:
-        raise BenchError("rule files that do not parse:\n" + "\n".join(review.rule_errors))
+    base_sha = run_git(repo, "merge-base", BASE, HEAD).stdout.decode().strip()
+    parsed, errors = load_rules(repo, base_sha, rules)
+    if errors:
+        raise BenchError("rule files that do not parse:\n" + "\n".join(errors))
+    if only is not None:
+        parsed = [rule for rule in parsed if rule.id in only]
+    review = review_range(repo, BASE, HEAD, parsed_rules=parsed)
     # What fails nothing (suppressed inline, dismissed, below the minimum) is not a report.
     found = tuple(Reported(f.rule, f.cwe, f.path, f.line) for f in review.findings
                   if not f.muted)
@@ -108,10 +115,29 @@ def _isolated(cwd: Path) -> Iterator[None]:
         os.environ.update(saved)
 
 
+class _OnlyRules:
+    """Deselects the review items of every rule but ``only`` (``secreview bench --rule``):
+    they are neither run nor billed, the intent audit included."""
+
+    def __init__(self, only: Collection[str]) -> None:
+        self.only = frozenset(only)
+
+    def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+        keep: list[Any] = []
+        drop: list[Any] = []
+        for item in items:
+            rule = dict(item.user_properties).get("secreview_rule")
+            (drop if rule is not None and rule not in self.only else keep).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+
+
 def run_with_model(repo: Path, work: Path, rules: Sequence[str], model: str,
-                   api_base: str | None) -> CaseRun:
+                   api_base: str | None, only: Collection[str] | None = None) -> CaseRun:
     """The full review (deterministic and model) through pytest in-process, in ``repo``;
-    ``work`` receives the artifacts and ``summary.json``."""
+    ``work`` receives the artifacts and ``summary.json``. With ``only``, just the items of
+    the rules of those ids run."""
     import pytest
 
     from ..reporting.model import Report
@@ -134,7 +160,7 @@ def run_with_model(repo: Path, work: Path, rules: Sequence[str], model: str,
         args += ["--secreview-rules", entry]
     out = io.StringIO()
     with _isolated(repo), contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        status = pytest.main(args)
+        status = pytest.main(args, plugins=[_OnlyRules(only)] if only is not None else [])
     summary = report_dir / "summary.json"
     if not summary.is_file():
         tail = "\n".join(out.getvalue().strip().splitlines()[-15:])
@@ -151,5 +177,6 @@ def run_with_model(repo: Path, work: Path, rules: Sequence[str], model: str,
         if item.outcome == "error":
             errors.append(f"{item.nodeid}: {item.reason or 'error'}")
     usage = report.usage
-    total = Cost(usage.model_calls, usage.input_tokens, usage.output_tokens, usage.cost_usd)
+    total = Cost(usage.model_calls, usage.input_tokens, usage.output_tokens, usage.cost_usd,
+                 usage.failed_calls)
     return CaseRun(found, by_rule, total, tuple(r.id for r in report.rules), tuple(errors))

@@ -8,7 +8,7 @@ count too. With no CORPUS it runs the corpus shipped with the package. The corpu
 documented in ``benchmarks/corpus/README.md``.
 
 Exit status: 0 normally, 1 when ``--min-f1`` is given and the overall F1 is below it (or
-undefined), 2 for bad input (a message says what to fix).
+undefined), or any item could not be reviewed; 2 for bad input (a message says what to fix).
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--min-f1", type=float, metavar="X",
                         help="exit 1 when the overall F1 is below X (0 to 1)")
     parser.add_argument("--keep", type=Path, metavar="DIR",
-                        help="keep each case's repository, artifacts and summary.json under "
-                             "DIR/<case-id>/ (DIR must not exist) instead of a temporary "
-                             "directory")
+                        help="keep each case's repository (with a model also its artifacts "
+                             "and summary.json) under DIR/<case-id>/ (DIR must not exist) "
+                             "instead of a temporary directory")
     return parser
 
 
@@ -114,12 +114,17 @@ def run_bench(cases: Sequence[Case], rules: Sequence[str], model: str | None,
             repo = work / "repo"
             build_repo(repo, case)
             if model:
-                result = run_with_model(repo, work, rules, model, api_base)
+                result = run_with_model(repo, work, rules, model, api_base, only)
             else:
-                result = run_deterministic(repo, rules)
+                result = run_deterministic(repo, rules, only)
             outcomes.append(match_case(case, result.findings, only, result.cost_by_rule,
                                        result.cost, result.errors))
     return outcomes
+
+
+def unreviewed(outcomes: Sequence[CaseOutcome]) -> int:
+    """Items of the run that could not be reviewed (their findings are not in the figures)."""
+    return sum(len(o.errors) for o in outcomes)
 
 
 def _ratio(value: float | None) -> str:
@@ -155,13 +160,17 @@ def render_text(corpus: Path, cases: int, model: str | None, rules: list[RuleSco
     with_cost = model is not None
     if with_cost:
         header += f" {'calls':>6} {'in tokens':>10} {'out tokens':>10} {'cost':>10}"
+    errors = [e for o in outcomes for e in o.errors]
+    if errors:  # said first: these figures leave findings out
+        how += (f" (INCOMPLETE: {len(errors)} item(s) could not be reviewed; the figures "
+                "leave their findings out)")
     lines = [f"secreview bench: {cases} case(s) from {one_line(str(corpus))}, {how}", "",
              header, *(_row(r, with_cost) for r in rules), "-" * len(header),
              _row(overall, with_cost), ""]
     c = overall.cost
-    lines.append(f"cost: {c.model_calls} model call(s), {c.input_tokens} input tokens, "
+    failed = f" ({c.failed_calls} failed before reaching the model)" if c.failed_calls else ""
+    lines.append(f"cost: {c.model_calls} model call(s){failed}, {c.input_tokens} input tokens, "
                  f"{c.output_tokens} output tokens, {_dollars(c)}")
-    errors = [e for o in outcomes for e in o.errors]
     if errors:
         lines.append(f"{len(errors)} item(s) could not be reviewed (their findings are "
                      "missing from the figures):")
@@ -178,8 +187,9 @@ def render_text(corpus: Path, cases: int, model: str | None, rules: list[RuleSco
 
 
 def _cost_json(cost: Cost) -> dict[str, Any]:
-    return {"model_calls": cost.model_calls, "input_tokens": cost.input_tokens,
-            "output_tokens": cost.output_tokens, "cost_usd": cost.cost_usd}
+    return {"model_calls": cost.model_calls, "failed_calls": cost.failed_calls,
+            "input_tokens": cost.input_tokens, "output_tokens": cost.output_tokens,
+            "cost_usd": cost.cost_usd}
 
 
 def _score_json(score: RuleScore) -> dict[str, Any]:
@@ -206,7 +216,7 @@ def render_json(corpus: Path, cases: int, model: str | None, rules: list[RuleSco
                    for f in o.fp],
             "errors": list(o.errors),
         } for o in outcomes],
-        "min_f1": min_f1, "passed": passed,
+        "complete": not unreviewed(outcomes), "min_f1": min_f1, "passed": passed,
     }, indent=2)
 
 
@@ -246,14 +256,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     scores, overall = score_rules(outcomes)
     passed = None
     if args.min_f1 is not None:
-        passed = overall.f1 is not None and overall.f1 >= args.min_f1
+        # Items that could not be reviewed make the figures a partial measurement: a bar
+        # cannot be cleared with findings missing (an unreachable model scores nothing).
+        passed = (not unreviewed(outcomes) and overall.f1 is not None
+                  and overall.f1 >= args.min_f1)
     if args.json:
         print(render_json(corpus, len(cases), args.model, scores, overall, outcomes,
                           args.min_f1, passed))
     else:
         print(render_text(corpus, len(cases), args.model, scores, overall, outcomes,
                           args.details))
-        if passed is False:
+        if passed is False and unreviewed(outcomes):
+            print(f"--min-f1 {args.min_f1} fails: {unreviewed(outcomes)} item(s) could not be "
+                  "reviewed, so the figures are not a measurement of the whole review; fix "
+                  "the cause listed above and run again")
+        elif passed is False:
             print(f"overall F1 {_f1(overall.f1)} is below --min-f1 {args.min_f1}")
     return 1 if passed is False else 0
 

@@ -25,7 +25,7 @@ from ..github.publish_run import Approve
 from ..phases.approval import PrintingClient, terminal_approver
 from ..phases.publish import publish_stored
 from ..severity import one_line
-from .phases import artifacts_dir, stored_settings
+from .phases import artifacts_dir, error_line, stored_settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     try:
         lines = comment(args, os.environ if env is None else env)
     except (SecreviewError, OSError) as exc:
-        print(f"secreview comment: {one_line(str(exc))}", file=sys.stderr)
+        print(error_line("secreview comment", exc), file=sys.stderr)
         return 2
     for line in lines:
         print(one_line(line))

@@ -25,6 +25,7 @@ from ..invocation import env_addopts, parse_command_line
 from ..options import SPECS, Settings
 from ..phases.names import PHASES
 from ..phases.store import JUNIT, phase_dir, phase_file
+from ..severity import one_line
 from . import review
 
 
@@ -39,7 +40,9 @@ def artifacts_dir(args: Sequence[str], env: Mapping[str, str]) -> Path:
 def stored_settings(env: Mapping[str, str], *, root: Path, pr: int | None, repo: str | None,
                     comment: str | None = None, sarif: Path | None = None) -> Settings:
     """The settings of ``secreview comment``/``report``: the flags given, else the
-    ``SECREVIEW_PR``/``SECREVIEW_REPO`` a pytest run would read. Raises
+    ``SECREVIEW_PR``/``SECREVIEW_REPO`` a pytest run would read, and the range to check the
+    stored diff against (``SECREVIEW_BASE``, else the stored base ref; ``SECREVIEW_HEAD``,
+    else ``HEAD``), as a pytest run's later phases check it. Raises
     :class:`~..errors.ConfigError` for a ``SECREVIEW_PR`` that is not a number."""
     number = pr
     if number is None and env.get("SECREVIEW_PR"):
@@ -49,7 +52,17 @@ def stored_settings(env: Mapping[str, str], *, root: Path, pr: int | None, repo:
             raise ConfigError(f"SECREVIEW_PR={env['SECREVIEW_PR']!r} is not a pull request "
                               "number; pass --pr N") from None
     return Settings(enabled=True, comment=comment, pr=number, sarif=sarif,
-                    repo=repo or env.get("SECREVIEW_REPO") or None, artifacts=root)
+                    repo=repo or env.get("SECREVIEW_REPO") or None, artifacts=root,
+                    base=env.get("SECREVIEW_BASE") or None,
+                    head=env.get("SECREVIEW_HEAD") or "HEAD")
+
+
+def error_line(prog: str, exc: BaseException) -> str:
+    """One line for stderr: ``prog: message``, without naming ``prog`` twice when the
+    message already starts with it (a phase error names the phase that needed the file)."""
+    text = one_line(str(exc))
+    return text if text.startswith(f"{prog}:") or text.startswith(f"{prog} ") else (
+        f"{prog}: {text}")
 
 
 def _own_flags(argv: Sequence[str]) -> list[str]:

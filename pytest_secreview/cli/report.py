@@ -35,6 +35,7 @@ from ..reporting.merge import (
 )
 from ..reporting.outputs import deliver_rich, write_summary_json
 from ..severity import one_line
+from .phases import error_line
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -144,7 +145,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         run = merge if args.merge else render
         status, lines = run(args, os.environ if env is None else env)
     except (SecreviewError, OSError) as exc:
-        print(f"secreview report: {one_line(str(exc))}", file=sys.stderr)
+        print(error_line("secreview report", exc), file=sys.stderr)
         return 2
     for line in lines:
         print(one_line(line))

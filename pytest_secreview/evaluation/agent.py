@@ -174,7 +174,9 @@ class _Run:
                     temperature=self.request.temperature,
                 ))
             except ProviderUnavailableError as exc:
-                self.usage.add_model_call(self.model.model_id, exc.usage)
+                # No HTTP status: the last attempt never got an answer (refused, timed out).
+                self.usage.add_model_call(self.model.model_id, exc.usage,
+                                          reached=exc.status is not None)
                 if self.loop.fallback is None or self.model is self.loop.fallback:
                     raise
                 self._log("fallback", f"{self.model.model_id} unavailable: {exc}")

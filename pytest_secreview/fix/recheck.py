@@ -72,7 +72,10 @@ class Rechecker:
             return list(self._head[key])
 
     def recheck(self, finding: Finding, patched: str, paths: Sequence[str]) -> Recheck:
-        """Compare the head revision with ``patched`` (a commit) on ``paths``."""
+        """Compare the head revision with ``patched`` (a commit) on ``paths`` and always on
+        the finding's own file: a patch elsewhere leaves the finding where it was, and only
+        looking there says so."""
+        paths = sorted({finding.path, *paths})
         before = self.head_findings(paths)
         after = self._review(patched, paths)
         counted_before = Counter(_kind(f) for f in before)

@@ -121,6 +121,10 @@ class Fixer:
         applied = proposal.applied
         if applied is None:
             return dropped(finding, proposal.problem or "no patch", proposal.explanation), None
+        if finding.path not in proposal.paths:
+            # Whatever it does elsewhere, it cannot fix a finding in a file it leaves as is.
+            return dropped(finding, "the patch does not change the file of the finding",
+                           proposal.explanation), None
         try:
             check = self.rechecker.recheck(finding, applied.commit, proposal.paths)
         except (GitError, SecreviewError, OSError) as exc:

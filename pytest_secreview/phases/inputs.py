@@ -56,12 +56,17 @@ def load_stored_diff(root: Path, start: Path, base: str | None, head: str, *,
         raise PhaseError(f"{needed_by}: cannot check {path} against the repository: {exc}"
                          ) from None
     check_range(data, merge_base, head_sha, what=path, phase="diff", needed_by=needed_by)
+    return repo, base_ref, decode_diff(root, data), data
+
+
+def decode_diff(root: Path, data: Mapping[str, Any]) -> Diff:
+    """The :class:`Diff` stored in ``phases/diff.json`` (read as ``data``); a damaged file
+    is a :class:`PhaseError` saying to run the diff phase again."""
     try:
-        diff = diff_from_json(data["diff"])
+        return diff_from_json(data["diff"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise PhaseError(f"{path} is damaged ({type(exc).__name__}: {exc}); run "
-                         "`secreview diff` again") from None
-    return repo, base_ref, diff, data
+        raise PhaseError(f"{phase_file(root, 'diff')} is damaged ({type(exc).__name__}: "
+                         f"{exc}); run `secreview diff` again") from None
 
 
 def refuse_tracked(root: Path, repo: Path | None) -> None:

@@ -30,9 +30,12 @@ def publish_stored(root: Path, *, settings: Settings, invocation: Path,
     elsewhere, a copy of ``summary.json`` and ``durations.json`` goes with it).
     ``require_pr``: refuse, rather than post nothing, when the pull request or (unless
     ``client`` is given) a token is unknown.
-    Raises :class:`~.store.PhaseError` when the evaluation is missing or stale."""
+    Raises :class:`~.store.PhaseError` when the evaluation is missing or stale: inside a
+    checkout (``invocation``), stale includes a ``diff.json`` for another range than
+    ``settings.head`` and ``settings.base`` resolve to now."""
     env = os.environ if env is None else env
-    report, stored_dir, diff = load_evaluation(root, needed_by=needed_by)
+    report, stored_dir, diff = load_evaluation(root, needed_by=needed_by, start=invocation,
+                                               base=settings.base, head=settings.head)
     pr = pull_request_from_env(env, number=settings.pr, repository=settings.repo)
     if require_pr and not (pr.repository and pr.number):
         raise PhaseError(f"{needed_by} needs the pull request: pass --pr N and --repo "

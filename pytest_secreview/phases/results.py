@@ -14,8 +14,7 @@ from ..diff.prefetch import repository_root
 from ..errors import SecreviewError
 from ..reporting.merge import load_report
 from ..reporting.model import Report
-from .diff_codec import diff_from_json
-from .inputs import refuse_tracked
+from .inputs import decode_diff, load_stored_diff
 from .store import (
     PhaseError,
     check_made_from,
@@ -56,17 +55,23 @@ def write_evaluation(root: Path, report_dir: Path, diff: Diff) -> Path:
     return write_phase(root, "evaluate", data)
 
 
-def load_evaluation(root: Path, *, needed_by: str) -> tuple[Report, Path, Diff]:
+def load_evaluation(root: Path, *, needed_by: str, start: Path, base: str | None = None,
+                    head: str = "HEAD") -> tuple[Report, Path, Diff]:
     """(report, its directory, diff) of the evaluate phase, checked to belong together:
     ``evaluate.json`` made from this ``diff.json`` and pointing at an unchanged
-    ``summary.json``. Raises :class:`PhaseError` naming what to run again."""
-    refuse_tracked(root, _checkout(Path.cwd()))
-    diff_data = read_phase(root, "diff", needed_by=needed_by)
-    try:
-        diff = diff_from_json(diff_data["diff"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise PhaseError(f"{phase_file(root, 'diff')} is damaged ({type(exc).__name__}: "
-                         f"{exc}); run `secreview diff` again") from None
+    ``summary.json``. Raises :class:`PhaseError` naming what to run again.
+
+    Run inside a checkout (``start``), ``diff.json`` is also checked against it exactly as
+    the later phases of a pytest run check it (:func:`~.inputs.load_stored_diff`: ``head``
+    and the merge base with ``base``, default the stored base ref), so a push after the
+    evaluation is refused rather than published. Outside any checkout (a job that only
+    downloaded the artifacts) there is no repository to check against: the files are only
+    checked to belong to each other."""
+    if _checkout(start) is None:
+        diff = decode_diff(root, read_phase(root, "diff", needed_by=needed_by))
+    else:
+        _repo, _base_ref, diff, _data = load_stored_diff(root, start, base, head,
+                                                         needed_by=needed_by)
     data = read_phase(root, "evaluate", needed_by=needed_by)
     check_range(data, diff.base_sha, diff.head_sha, what=phase_file(root, "evaluate"),
                 phase="evaluate", needed_by=needed_by)

@@ -132,6 +132,8 @@ class Usage(_Model):
     """Totals over every item."""
 
     model_calls: int = 0
+    #: Requests that never reached the model (connection refused, timeouts): not model calls.
+    failed_calls: int = 0
     tool_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
