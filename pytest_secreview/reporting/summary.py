@@ -85,8 +85,8 @@ class Summary:
             result.reason = _skip_reason(report)
         elif report.failed:
             result.outcome = "failed" if report.when == "call" else "error"
-            if result.outcome == "error":
-                result.reason = _error_reason(report)
+            # A failure is judged: its findings say why (the setup's placeholder goes).
+            result.reason = _error_reason(report) if result.outcome == "error" else None
         elif report.when == "call":
             result.outcome, result.reason = "passed", None
         elif report.when == "setup" and result.reason is None:
