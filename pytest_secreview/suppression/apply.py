@@ -6,7 +6,12 @@ nor anything cached can add a suppression: the fields are cleared, then decided 
 
 - An inline ``secreview: ignore[rule] reason`` covering the finding (see :mod:`.inline`)
   marks it ``suppression="inline"`` with the reason; ``suppression_added`` when the comment
-  is a line the pull request added, so the summary shows it to the reviewer.
+  or the finding's line is one the pull request added (a suppression now covering new code
+  is news to a reviewer), so the summary shows it.
+- Except for a credential: a suppression the pull request adds (as above) is not honoured
+  for a finding of the fact categories (:data:`~..triage.verify.FACT_CATEGORIES`): the
+  finding stands and a LOW finding says why. A committed key leaks whatever the comment
+  says; known test keys go in the baseline, which is read from the base revision.
 - Otherwise a baseline entry with the finding's fingerprint marks it ``"baseline"`` with the
   entry's note.
 - A suppression comment without a reason (or without a rule id) suppresses nothing and
@@ -26,6 +31,7 @@ from ..errors import GitError
 from ..evaluation.findings import Finding, fingerprint
 from ..gitcmd import run_git
 from ..severity import Severity
+from ..triage.verify import FACT_CATEGORIES
 from .baseline import Baseline
 from .inline import MARKER, Suppression, comment_styles, parse_line
 
@@ -33,6 +39,10 @@ __all__ = ["SUPPRESSION_RULE", "Quiet"]
 
 #: The rule id of the finding that reports a suppression comment which does not apply.
 SUPPRESSION_RULE = "secreview-suppression"
+#: Why a suppression the pull request adds does not mute a credential (the LOW finding's text).
+CREDENTIAL_NOT_SUPPRESSED = (
+    "a committed credential is a leak whatever the comment says: rotate it; known test keys "
+    "go in the baseline, which is read from the base revision")
 #: A file larger than this is not read for suppressions (its findings stand).
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -100,9 +110,26 @@ class Quiet:
             if not found.valid:
                 self._problem(finding.path, found, lines[number - 1], problems)
                 continue
+            added_lines = self._added_lines(finding.path)
+            added = number in added_lines or finding.line in added_lines
+            if added and finding.category in FACT_CATEGORIES:
+                self._credential(finding.path, found, lines[number - 1], problems)
+                return finding
             return replace(finding, suppression="inline", suppression_reason=found.reason,
-                           suppression_added=number in self._added_lines(finding.path))
+                           suppression_added=added)
         return finding
+
+    def _credential(self, path: str, found: Suppression, text: str,
+                    problems: dict[tuple[str, int], Finding]) -> None:
+        problems.setdefault((path, found.line), Finding(
+            rule=SUPPRESSION_RULE, severity=Severity.LOW,
+            title="Suppression of a credential added by this pull request is not honoured",
+            path=path, line=found.line, source="suppression", category="configuration",
+            explanation=f"This secreview suppression does not apply: {CREDENTIAL_NOT_SUPPRESSED}.",
+            recommendation="Rotate the credential and remove it from the code; for a known "
+                           "test key, add an entry to --secreview-baseline instead.",
+            fingerprint=fingerprint(SUPPRESSION_RULE, path, text),
+        ))
 
     def _problem(self, path: str, found: Suppression, text: str,
                  problems: dict[tuple[str, int], Finding]) -> None:

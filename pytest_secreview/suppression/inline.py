@@ -14,6 +14,7 @@ when the comment stands alone on its line. The reason is required: one without a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -125,10 +126,12 @@ _LEADING = re.compile(r"^[\s:;,.\-–—]+")
 
 
 def parse_line(text: str, number: int, styles: tuple[tuple[str, str], ...]) -> Suppression | None:
-    """The suppression on one line of code, or None."""
+    """The suppression on one line of code, or None. Only a marker in a real comment counts:
+    its opener must stand outside the line's string literals (see :func:`_comment_starts`)."""
     if MARKER not in text:
         return None
-    match = _pattern(styles).search(text)
+    match = next((m for start in _comment_starts(text, styles)
+                  if (m := _pattern(styles).match(text, start)) is not None), None)
     if match is None:
         return None
     closer = dict(styles).get(match.group("opener"), "")
@@ -143,3 +146,46 @@ def parse_line(text: str, number: int, styles: tuple[tuple[str, str], ...]) -> S
     alone = not text[: match.start()].strip() and not after.strip()
     return Suppression(number, rules, reason[:MAX_REASON_CHARS], alone)
 
+
+#: The quotes that open a string literal on one line; a backslash escapes the next character.
+_QUOTES = frozenset("'\"`")
+
+
+def _comment_starts(text: str, styles: tuple[tuple[str, str], ...]) -> Iterator[int]:
+    """The positions where a comment opens on ``text``, outside string literals.
+
+    One line is all we see, so strings are approximated: ``'``, ``"`` and `````` open a
+    literal that the same quote closes (a backslash escapes), and a literal still open at
+    the end of the line (a triple quote, a multi-line string) hides everything after it.
+    In doubt this finds no comment, so a suppression is not honoured rather than smuggled in
+    through a string. Inside a comment that runs to the end of the line, every later opener
+    counts too (``# note # secreview: ...``)."""
+    openers = sorted(styles, key=lambda s: -len(s[0]))
+    i, quote = 0, ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+            i += 1
+            continue
+        opened = next(((o, c) for o, c in openers if text.startswith(o, i)), None)
+        if opened is not None:
+            opener, closer = opened
+            yield i
+            if not closer:
+                # The rest of the line is comment: any later opener in it is one too.
+                yield from (j for j in range(i + 1, len(text))
+                            if any(text.startswith(o, j) for o, _ in openers))
+                return
+            end = text.find(closer, i + len(opener))
+            if end < 0:
+                return
+            i = end + len(closer)
+            continue
+        if ch in _QUOTES:
+            quote = ch
+        i += 1
