@@ -193,6 +193,13 @@ def start_review(
             build_reviewer(config, settings, repo, diff, session_dir, notes)
             if settings.model else None
         )
+        if agent is None and settings.instructions is not None:
+            # Nothing reads them without a model, but a named file that exists nowhere is a
+            # usage error all the same (the run would otherwise pass, silently unguided).
+            from .evaluation.guidance import load_guidance
+
+            load_guidance(repo, diff.base_sha, config.invocation_params.dir,
+                          settings.instructions, settings.rules_from, [])
         if settings.mode == "fix" and agent is None:
             notes.append("--secreview-mode=fix proposes patches with a model, and none is "
                          "configured: no patch was proposed; set --secreview-model")

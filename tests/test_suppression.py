@@ -357,7 +357,24 @@ def test_an_old_suppression_over_a_line_the_pr_changes_is_shown_as_added(
     result.assert_outcomes(passed=1)
     (finding,) = _summary(pytester)["findings"]
     assert (finding["suppression"], finding["suppression_added"]) == ("inline", True)
-    assert "1 added by this pull request" in result.stdout.str()
+    out = result.stdout.str()
+    assert "1 added by this pull request" in out
+    # The terminal counts as summary.md does: the suppressed finding is not a CRITICAL.
+    assert "findings: none · 1 suppressed" in out and "findings: 1 CRITICAL" not in out
+
+
+def test_a_skipped_items_worst_finding_leaves_out_the_suppressed(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    # A rule that also wants a model: without one its item is skipped, and the "not
+    # reviewed" line says what the deterministic checks found, not what was suppressed.
+    rule = DANGER + "Look for dangerous calls.\n"
+    review_repo(rules={"danger": rule}, pr={"app/jobs.py": (
+        "a = dangerous(1)  # secreview: ignore[danger] a constant\n")})
+    result = _review(pytester)
+    result.assert_outcomes(skipped=1)
+    out = result.stdout.str()
+    assert "danger[app/jobs.py]" in out and "worst CRITICAL" not in out
 
 
 @pytest.mark.parametrize(("path", "text"), [

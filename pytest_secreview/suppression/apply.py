@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..diff.model import Diff, FileDiff
 from ..errors import GitError
-from ..evaluation.findings import Finding, fingerprint
+from ..evaluation.findings import Finding, fingerprint, number_occurrences
 from ..gitcmd import run_git
 from ..severity import Severity
 from ..triage.verify import FACT_CATEGORIES
@@ -66,7 +66,8 @@ class Quiet:
         the baseline only (a file too large to read)."""
         out: list[Finding] = []
         problems: dict[tuple[str, int], Finding] = {}
-        for finding in findings:
+        # Identical lines get one fingerprint each before the baseline looks them up.
+        for finding in number_occurrences(findings):
             # Nothing from a model, a cache or a worker decides a suppression: only this.
             finding = replace(finding, suppression=None, suppression_reason="",
                               suppression_added=False)
