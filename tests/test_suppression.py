@@ -475,3 +475,30 @@ def test_a_suppression_in_the_base_still_mutes_a_credential(
     (reported,) = _summary(pytester)["findings"]
     assert (reported["category"], reported["suppression"]) == ("secrets", "inline")
     assert reported["suppression_added"] is False
+
+
+@pytest.mark.parametrize(("path", "text", "line"), [
+    ("app/jobs.py", 'x = """\n# secreview: ignore[danger] smuggled in a docstring\n'
+                    '"""; r = dangerous(1)\n', 3),
+    ("app/jobs.py", "x = f'''{a}\n  b\n    # secreview: ignore[danger] in a string\n"
+                    "''' + dangerous(1)\n", 4),
+    ("web/run.js", "const t = `\n// secreview: ignore[danger] in a template literal\n"
+                   "`; dangerous(1);\n", 3),
+    ("cmd/main.go", "var t = `\n/* secreview: ignore[danger] in a raw string */\n"
+                    "`; var r = dangerous(x)\n", 3),
+])
+def test_a_marker_in_a_string_spanning_lines_does_not_suppress(
+    pytester: pytest.Pytester, review_repo: Build, path: str, text: str, line: int,
+) -> None:
+    review_repo(rules={"danger": DANGER}, pr={path: text})
+    _review(pytester).assert_outcomes(failed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert (finding["line"], finding["suppression"]) == (line, None)
+
+
+def test_inside_strings_keeps_real_comments_after_strings_close() -> None:
+    from pytest_secreview.suppression.inline import inside_strings
+
+    lines = ['"""doc', "still doc", '"""', "# a comment with a ` and a '''", "x = 1"]
+    assert inside_strings(lines, "a.py") == frozenset({2, 3})
+    assert inside_strings(["a = '`'", "b = 1"], "a.js") == frozenset()

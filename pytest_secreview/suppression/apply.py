@@ -33,7 +33,7 @@ from ..gitcmd import run_git
 from ..severity import Severity
 from ..triage.verify import FACT_CATEGORIES
 from .baseline import Baseline
-from .inline import MARKER, Suppression, comment_styles, parse_line
+from .inline import MARKER, Suppression, comment_styles, inside_strings, parse_line
 
 __all__ = ["SUPPRESSION_RULE", "Quiet"]
 
@@ -56,6 +56,7 @@ class Quiet:
     baseline: Baseline | None = None
     _lines: dict[str, list[str] | None] = field(default_factory=dict, repr=False)
     _added: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    _strings: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def apply(self, findings: Iterable[Finding], rule: str | None = None,
@@ -102,6 +103,8 @@ class Quiet:
         for number in (finding.line, finding.line - 1):
             if not 1 <= number <= len(lines) or MARKER not in lines[number - 1]:
                 continue
+            if number in self._in_strings(finding.path, lines):
+                continue  # the words sit in a string spanning lines, not in a comment
             found = parse_line(lines[number - 1], number, styles)
             if found is None:
                 continue
@@ -145,6 +148,12 @@ class Quiet:
             recommendation="Add the reason a reviewer can check, or remove the comment.",
             fingerprint=fingerprint(SUPPRESSION_RULE, path, text),
         ))
+
+    def _in_strings(self, path: str, lines: list[str]) -> frozenset[int]:
+        with self._lock:
+            if path not in self._strings:
+                self._strings[path] = inside_strings(lines, path)
+            return self._strings[path]
 
     def _added_lines(self, path: str) -> frozenset[int]:
         with self._lock:
