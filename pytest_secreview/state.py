@@ -140,12 +140,13 @@ class ReviewState:
                                   min_confidence=self.settings.min_confidence)
         except EvaluationError as exc:
             if self.quiet is not None:  # what stands after a failure is suppressed the same way
-                exc.findings = self.quiet.apply(exc.findings, target.rule.id, files)
+                exc.findings = self.quiet.apply(exc.findings, target.rule.id, files,
+                                                category=target.rule.category)
             raise
         if self.quiet is not None:
             # Decided after evaluation, from the code and the baseline: never by a model.
-            evaluation = replace(evaluation, findings=self.quiet.apply(evaluation.findings,
-                                                                       target.rule.id, files))
+            evaluation = replace(evaluation, findings=self.quiet.apply(
+                evaluation.findings, target.rule.id, files, category=target.rule.category))
         if self.settings.mode == "fix" and self.agent is not None:
             evaluation = self.fixer.fix(target, evaluation)
         return evaluation

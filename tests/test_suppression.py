@@ -502,3 +502,28 @@ def test_inside_strings_keeps_real_comments_after_strings_close() -> None:
     lines = ['"""doc', "still doc", '"""', "# a comment with a ` and a '''", "x = 1"]
     assert inside_strings(lines, "a.py") == frozenset({2, 3})
     assert inside_strings(["a = '`'", "b = 1"], "a.js") == frozenset()
+
+
+def test_a_credential_rules_model_finding_is_a_credential_whatever_the_model_calls_it(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    finding = {"severity": "CRITICAL", "title": "Key in source", "path": "settings.py",
+               "line": 1, "category": "configuration", "explanation": "a key",
+               "recommendation": "rotate"}
+
+    def answer(request: Recorded) -> Reply:
+        args = json.dumps({"findings": [finding]})
+        return Reply(json=openai_completion(
+            tool_calls=[tool_call("c1", "report_findings", args)], finish_reason="tool_calls"))
+
+    server._responder = answer
+    rule = SQL.replace("execute", "load").replace("severity: high",
+                                                  "severity: high\ncategory: secrets")
+    review_repo(rules={"keys": rule}, pr={
+        "settings.py": "KEY = load('k')  # secreview: ignore[keys] only a test key\n"})
+    result = _review(pytester, "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
+                     server.url, "--secreview-no-cache", "--secreview-verify=false")
+    result.assert_outcomes(failed=1)
+    by_rule = {f["rule"]: f for f in _summary(pytester)["findings"]}
+    assert by_rule["keys"]["suppression"] is None
+    assert "rotate it" in by_rule["secreview-suppression"]["explanation"]

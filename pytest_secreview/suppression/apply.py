@@ -60,11 +60,13 @@ class Quiet:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def apply(self, findings: Iterable[Finding], rule: str | None = None,
-              files: Sequence[FileDiff] = (), inline: bool = True) -> tuple[Finding, ...]:
+              files: Sequence[FileDiff] = (), inline: bool = True,
+              category: str | None = None) -> tuple[Finding, ...]:
         """``findings`` with their suppressions decided, plus a finding for each suppression
-        comment that does not apply. ``rule`` and ``files`` are the item's (its added lines
-        are searched for suppressions of ``rule`` without a reason); ``inline=False`` uses
-        the baseline only (a file too large to read)."""
+        comment that does not apply. ``rule``, ``files`` and ``category`` are the item's (its
+        added lines are searched for suppressions of ``rule`` without a reason; a finding of
+        ``rule`` is a credential when the rule's category says so, whatever category a model
+        gave it); ``inline=False`` uses the baseline only (a file too large to read)."""
         out: list[Finding] = []
         problems: dict[tuple[str, int], Finding] = {}
         # Identical lines get one fingerprint each before the baseline looks them up.
@@ -76,7 +78,9 @@ class Quiet:
                 out.append(finding)
                 continue
             if inline:
-                finding = self._inline(finding, problems)
+                fact = finding.category in FACT_CATEGORIES or (
+                    finding.rule == rule and category in FACT_CATEGORIES)
+                finding = self._inline(finding, problems, fact)
             if finding.suppression is None and self.baseline is not None:
                 note = self.baseline.justification(finding)
                 if note is not None:
@@ -95,7 +99,8 @@ class Quiet:
         out += [p for key, p in problems.items() if key not in known]
         return tuple(sorted(out, key=Finding.sort_key))
 
-    def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding]) -> Finding:
+    def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding],
+                fact: bool) -> Finding:
         lines = self._head_lines(finding.path)
         if lines is None:
             return finding
@@ -116,7 +121,7 @@ class Quiet:
                 continue
             added_lines = self._added_lines(finding.path)
             added = number in added_lines or finding.line in added_lines
-            if added and finding.category in FACT_CATEGORIES:
+            if added and fact:
                 self._credential(finding.path, found, lines[number - 1], problems)
                 return finding
             return replace(finding, suppression="inline", suppression_reason=found.reason,
