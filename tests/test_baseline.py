@@ -360,3 +360,16 @@ def test_a_top_level_list_names_the_expected_shape(
     err = result.stderr.str()
     assert "_BaselineFile" not in err and "BaselineFile" not in err
     assert 'an object {"version": 1, "findings": [...]}' in err
+
+
+def test_occurrence_numbers_follow_the_lines_and_are_stable() -> None:
+    from pytest_secreview.evaluation.findings import Finding, Severity, number_occurrences
+
+    def at(line: int) -> Finding:
+        return Finding(rule="danger", severity=Severity.HIGH, title="t", path="a.py",
+                       line=line, source="pattern").with_fingerprint(CALL)
+
+    base = fingerprint("danger", "a.py", CALL)
+    numbered = number_occurrences([at(9), at(3), at(5)])  # order of the list is kept
+    assert [f.fingerprint for f in numbered] == [f"{base}-3", base, f"{base}-2"]
+    assert number_occurrences(numbered) == numbered  # applied twice: the same
