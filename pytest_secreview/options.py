@@ -5,7 +5,6 @@ parsed once into the frozen :class:`Settings`.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,58 +14,17 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .invocation import CommandLine, parse_command_line, trusted_args
+from .option_values import choice as _choice
+from .option_values import flag as _flag
+from .option_values import non_negative_float as _non_negative_float
+from .option_values import positive_float as _positive_float
+from .option_values import positive_int as _positive_int
+from .option_values import unit_float as _unit_float
 from .phases.names import PHASES
 from .severity import Severity
 
 if TYPE_CHECKING:
     from .llm.pricing import Price
-
-
-def _choice(*choices: str) -> Callable[[str], str]:
-    def parse(value: str) -> str:
-        if value not in choices:
-            raise ValueError(f"choose one of {', '.join(choices)}")
-        return value
-
-    return parse
-
-
-def _number(value: str, kind: type[int] | type[float], noun: str) -> float:
-    try:
-        number = kind(value)
-    except ValueError:
-        raise ValueError(f"must be {noun}") from None
-    if not math.isfinite(number):
-        raise ValueError(f"must be a finite number, not {value!r}")
-    return number
-
-
-def _positive_int(value: str) -> int:
-    number = int(_number(value, int, "a whole number"))
-    if number < 1:
-        raise ValueError("must be a whole number of at least 1")
-    return number
-
-
-def _non_negative_float(value: str) -> float:
-    number = _number(value, float, "a number")
-    if number < 0:
-        raise ValueError("must be a finite number, not negative")
-    return number
-
-
-def _positive_float(value: str) -> float:
-    number = _non_negative_float(value)
-    if number == 0:
-        raise ValueError("must be greater than 0")
-    return number
-
-
-def _unit_float(value: str) -> float:
-    number = _non_negative_float(value)
-    if number > 1:
-        raise ValueError("must be between 0 and 1")
-    return number
 
 
 #: Characters of hunks pre-loaded into one item's prompt (``--secreview-max-context-chars``);
@@ -110,15 +68,6 @@ def _handle(value: str) -> str:
     return parse_handle(value)
 
 
-def _flag(value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in {"1", "true", "yes", "on"}:
-        return True
-    if lowered in {"0", "false", "no", "off", ""}:
-        return False
-    raise ValueError("use true or false")
-
-
 @dataclass(frozen=True)
 class OptionSpec:
     """One setting: its flag(s), ini key and env var are all derived from ``name``."""
@@ -141,6 +90,9 @@ class OptionSpec:
     #: with, ``PYTEST_ADDOPTS``, the base revision's ``addopts``), the environment or the base
     #: revision's ini file: never from the ``addopts`` of the checkout's ini file.
     gate: bool = False
+    #: A real value for the "Example:" of an error message, when the metavar is a shape
+    #: (``0..1``, ``T``) rather than a value; a numeric default is one already.
+    example: str | None = None
 
     @property
     def dest(self) -> str:
@@ -153,6 +105,20 @@ class OptionSpec:
     @property
     def env(self) -> str:
         return "SECREVIEW_" + self.name.replace("-", "_").upper()
+
+    def example_value(self) -> str:
+        """A value that parses, for error messages: ``example``, a numeric default, the
+        first of a ``{a,b}`` metavar's choices, or the metavar."""
+        if self.example is not None:
+            return self.example
+        if isinstance(self.default, (int, float)) and not isinstance(self.default, bool):
+            return str(self.default)
+        if self.flag:
+            return "true"
+        metavar = self.metavar or "VALUE"
+        if metavar.startswith("{") and metavar.endswith("}"):
+            return metavar[1:-1].split(",")[0]
+        return metavar
 
 
 SPECS: tuple[OptionSpec, ...] = (
@@ -235,7 +201,8 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("min-confidence", "findings whose stated confidence (0..1) is below this "
                "neither fail an item nor become inline comments; they stay in JSON and SARIF, "
                "marked. A finding that states no confidence is kept and shown as 'no "
-               "confidence stated'", parse=_unit_float, metavar="0..1", gate=True),
+               "confidence stated'", parse=_unit_float, metavar="0..1", gate=True,
+               example="0.5"),
     OptionSpec("max-context-chars", "characters of changed hunks pre-loaded into one item's "
                "review prompt; hunks over it are listed by name in the prompt and the summary "
                f"and stay reachable through the tools (default: {DEFAULT_MAX_CONTEXT_CHARS})",
@@ -254,7 +221,7 @@ SPECS: tuple[OptionSpec, ...] = (
                "calls; reaching it without a verdict is an error (default: no cap)",
                parse=_positive_int, metavar="N"),
     OptionSpec("temperature", "sampling temperature (provider default when unset)",
-               parse=_non_negative_float, metavar="T"),
+               parse=_non_negative_float, metavar="T", example="0.2"),
     OptionSpec("timeout", "seconds allowed for one model call", parse=_positive_float,
                default=120.0, metavar="SECONDS"),
     OptionSpec("api-base", "base URL replacing the provider's on every route (proxy, private "
@@ -338,6 +305,9 @@ def add_options(parser: pytest.Parser) -> None:
         group.addoption(spec.cli, *spec.aliases, **kwargs)
         if spec.multiple:
             parser.addini(spec.dest, text, type="linelist", default=None)
+        elif spec.flag:
+            # A flag's ini key is a boolean (``--help`` says so); it parses like the rest.
+            parser.addini(spec.dest, text, type="bool", default=None)
         else:
             parser.addini(spec.dest, text, type="string", default=None)
 
@@ -493,7 +463,7 @@ def load_settings(
         except ValueError as exc:
             raise pytest.UsageError(
                 f"{origin}: invalid value {raw_value!r}: {exc}. Example: {spec.cli}="
-                f"{spec.metavar or 'VALUE'}"
+                f"{spec.example_value()}"
             ) from None
         values[spec.dest[len("secreview_"):]] = parsed
     models = tuple(dict.fromkeys(values.pop("model", ())))  # a model named twice reviews once

@@ -154,12 +154,13 @@ class ReviewState:
                                   min_confidence=self.settings.min_confidence)
         except EvaluationError as exc:
             if self.quiet is not None:  # what stands after a failure is suppressed the same way
-                exc.findings = self.quiet.apply(exc.findings, target.rule.id, files)
+                exc.findings = self.quiet.apply(exc.findings, target.rule.id, files,
+                                                category=target.rule.category)
             raise
         if self.quiet is not None:
             # Decided after evaluation, from the code and the baseline: never by a model.
-            evaluation = replace(evaluation, findings=self.quiet.apply(evaluation.findings,
-                                                                       target.rule.id, files))
+            evaluation = replace(evaluation, findings=self.quiet.apply(
+                evaluation.findings, target.rule.id, files, category=target.rule.category))
         if self.settings.mode == "fix" and self.agent is not None:
             evaluation = self.fixer.fix(target, evaluation)
         return evaluation
@@ -258,6 +259,13 @@ def start_review(
             build_reviewer(config, settings, repo, diff, session_dir, notes)
             if settings.model else None
         )
+        if agent is None and settings.instructions is not None:
+            # Nothing reads them without a model, but a named file that exists nowhere is a
+            # usage error all the same (the run would otherwise pass, silently unguided).
+            from .evaluation.guidance import load_guidance
+
+            load_guidance(repo, diff.base_sha, config.invocation_params.dir,
+                          settings.instructions, settings.rules_from, [])
         if settings.mode == "fix" and agent is None:
             notes.append("--secreview-mode=fix proposes patches with a model, and none is "
                          "configured: no patch was proposed; set --secreview-model")

@@ -243,3 +243,133 @@ def test_a_symlink_the_pull_request_adds_cannot_point_the_baseline_outside(
     result = _review(pytester, "--secreview-baseline=.secreview/baseline.json")
     result.assert_outcomes(failed=1)
     assert "is not in the base revision" in result.stdout.str()
+
+
+# ------------------------------------------------- review findings (new-user walkthrough)
+
+def test_identical_lines_are_one_entry_each_and_a_new_identical_line_is_reported(
+    pytester: pytest.Pytester, review_repo: Build, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    baseline = tmp_path_factory.mktemp("ci") / "baseline.json"
+    repo = review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": f"{CALL}\n{CALL}\n"})
+    _review(pytester, f"--secreview-baseline={baseline}", "--secreview-baseline-update")
+    entries = json.loads(baseline.read_text())["findings"]
+    assert [e["line"] for e in entries] == [1, 2]
+    assert len({e["fingerprint"] for e in entries}) == 2
+    # Still quiet after a line shift; a third identical line is new, and reported.
+    repo.write("app/jobs.py", f"import os\n{CALL}\n{CALL}\n")
+    (pytester.path / "o.sarif").unlink()
+    repo.commit("shift")
+    _review(pytester, f"--secreview-baseline={baseline}").assert_outcomes(passed=1)
+    repo.write("app/jobs.py", f"import os\n{CALL}\n{CALL}\n{CALL}\n")
+    (pytester.path / "o.sarif").unlink()
+    repo.commit("a third identical call")
+    result = _review(pytester, f"--secreview-baseline={baseline}")
+    result.assert_outcomes(failed=1)
+    findings = _summary(pytester)["findings"]
+    assert [(f["line"], f["suppression"]) for f in sorted(findings, key=lambda f: f["line"])] \
+        == [(2, "baseline"), (3, "baseline"), (4, None)]
+    assert len({f["fingerprint"] for f in findings}) == 3
+    sarif = json.loads((pytester.path / "o.sarif").read_text())["runs"][0]["results"]
+    assert len({r["partialFingerprints"]["secreview/v1"] for r in sarif}) == 3
+
+
+def test_identical_findings_get_one_inline_comment_each(
+    pytester: pytest.Pytester, review_repo: Build,
+) -> None:
+    from pytest_secreview.github.comments import publish
+    from pytest_secreview.github.context import PullRequest
+    from pytest_secreview.reporting.merge import load_report
+    from tests.fake_github import FakeGitHub, make_client, make_token
+
+    review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": f"{CALL}\n{CALL}\n"})
+    _review(pytester).assert_outcomes(failed=1)
+    report = load_report(pytester.path / "secreview-artifacts/report/summary.json")
+    token = make_token()
+    patch = f"@@ -0,0 +1,2 @@\n+{CALL}\n+{CALL}\n"
+    with FakeGitHub(token=token, files={"app/jobs.py": patch}) as github:
+        pr = PullRequest(repository=github.repository, number=github.number,
+                         api_url=github.api_url, head_sha=github.head_sha, token=token)
+        client = make_client(github.api_url, token)
+        first = publish(report, pr, mode="all", client=client)
+        assert (first.inline_posted, first.inline_already_posted) == (2, 0)
+        assert sorted(c["line"] for c in github.review_comments) == [1, 2]
+        again = publish(report, pr, mode="all", client=client)
+        assert (again.inline_posted, again.inline_already_posted) == (0, 2)
+
+
+def test_a_committed_baseline_does_not_trip_the_rules(
+    pytester: pytest.Pytester, review_repo: Build,
+) -> None:
+    # The bundled rules flag `verify=False`; the baseline written for it must not repeat it.
+    repo = review_repo(pr={"app/client.py": "import requests\n"
+                                            "requests.get(url, verify=False)\n"})
+    args = ("--secreview", "--base", "main", "-p", "no:cacheprovider", "--secreview-rules",
+            ":bundled", "-k", "tls-verification-disabled",
+            "--secreview-baseline=.secreview/baseline.json")
+    pytester.runpytest(*args, "--secreview-baseline-update")
+    text = (repo.path / ".secreview/baseline.json").read_text()
+    assert "verify=False" not in text and '"title"' not in text
+    repo.commit("accept the finding")
+    # The pull request that commits the baseline is reviewed: the file itself is quiet.
+    pytester.runpytest(*args)
+    paths = {f["path"] for f in _summary(pytester)["findings"]}
+    assert paths == {"app/client.py"}
+
+
+def test_entries_without_a_note_mute_and_are_counted(
+    pytester: pytest.Pytester, review_repo: Build, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    baseline = tmp_path_factory.mktemp("ci") / "baseline.json"
+    review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": f"{CALL}\nb = dangerous(2)\n"})
+    first = _review(pytester, f"--secreview-baseline={baseline}", "--secreview-baseline-update")
+    out = first.stdout.str()
+    assert "entries without a note already mute" in out and "give each a note" in out
+    notes = json.loads(baseline.read_text())
+    notes["findings"][0]["note"] = "accepted in SEC-7"
+    baseline.write_text(json.dumps(notes))
+    result = _review(pytester, f"--secreview-baseline={baseline}")
+    result.assert_outcomes(passed=1)  # a freshly written baseline round-trips quietly
+    assert "1 muted by baseline entries without a note" in result.stdout.str()
+    markdown = (pytester.path / "secreview-artifacts/report/summary.md").read_text()
+    assert "1 muted by baseline entries without a note" in markdown
+
+
+def test_the_update_flag_is_a_boolean_in_help_and_in_the_ini_file(
+    pytester: pytest.Pytester, review_repo: Build, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    help_text = pytester.runpytest("--help").stdout.str()
+    assert "secreview_baseline_update (bool)" in help_text
+    assert "secreview_baseline_update (string)" not in help_text
+    baseline = tmp_path_factory.mktemp("ci") / "baseline.json"
+    # The ini file is the base revision's (the trusted one): a boolean flag key in it.
+    review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": f"{CALL}\n"}, base={
+        "tox.ini": "[pytest]\nsecreview_baseline_update = true\nsecreview_no_cache = false\n"})
+    _review(pytester, f"--secreview-baseline={baseline}")
+    assert len(json.loads(baseline.read_text())["findings"]) == 1
+
+
+def test_a_top_level_list_names_the_expected_shape(
+    pytester: pytest.Pytester, review_repo: Build, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    baseline = tmp_path_factory.mktemp("ci") / "baseline.json"
+    baseline.write_text("[]")
+    review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": f"{CALL}\n"})
+    result = _review(pytester, f"--secreview-baseline={baseline}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "_BaselineFile" not in err and "BaselineFile" not in err
+    assert 'an object {"version": 1, "findings": [...]}' in err
+
+
+def test_occurrence_numbers_follow_the_lines_and_are_stable() -> None:
+    from pytest_secreview.evaluation.findings import Finding, Severity, number_occurrences
+
+    def at(line: int) -> Finding:
+        return Finding(rule="danger", severity=Severity.HIGH, title="t", path="a.py",
+                       line=line, source="pattern").with_fingerprint(CALL)
+
+    base = fingerprint("danger", "a.py", CALL)
+    numbered = number_occurrences([at(9), at(3), at(5)])  # order of the list is kept
+    assert [f.fingerprint for f in numbered] == [f"{base}-3", base, f"{base}-2"]
+    assert number_occurrences(numbered) == numbered  # applied twice: the same

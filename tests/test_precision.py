@@ -295,6 +295,19 @@ def test_a_named_instructions_file_that_exists_nowhere_is_a_usage_error(
     review_repo(rules={"sqli": SQLI}, pr={"app.py": APP})
     result = _review(pytester, server, "--secreview-instructions=team/missing.md")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "--secreview-instructions team/missing.md: no such file" in err
+    assert "Fix the path" in err  # says the fix
+
+
+def test_a_missing_instructions_file_is_a_usage_error_without_a_model(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"sqli": SQLI}, pr={"app.py": APP})
+    result = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                "--secreview-rules", "secreview/rules",
+                                "--secreview-instructions=team/missing.md")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--secreview-instructions team/missing.md: no such file" in result.stderr.str()
 
 
@@ -317,7 +330,8 @@ def test_min_confidence_mutes_low_findings_and_keeps_unstated_ones(
     assert "below --secreview-min-confidence: 1 finding(s)" in out
     markdown = (pytester.path / "secreview-artifacts/report/summary.md").read_text()
     assert "1 finding(s) below --secreview-min-confidence (fail nothing)" in markdown
-    assert "app.py:8  CRITICAL  SQL injection in search  (sqli)  [below --secreview-min" in out
+    assert ("app.py:8  CRITICAL  SQL injection in search  (sqli)  [below "
+            "--secreview-min-confidence: 0.30]") in out
     by_line = {f["line"]: f for f in _summary(pytester)["findings"]}
     assert by_line[8]["below_min_confidence"] is True and by_line[8]["confidence"] == 0.3
     assert by_line[7]["below_min_confidence"] is False and by_line[7]["confidence"] is None
@@ -337,7 +351,9 @@ def test_min_confidence_must_be_between_0_and_1(
     review_repo(rules={"sqli": SQLI}, pr={"app.py": APP})
     result = _review(pytester, server, "--secreview-min-confidence=1.5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "must be between 0 and 1" in result.stderr.str()
+    err = result.stderr.str()
+    assert "must be between 0 and 1" in err
+    assert "Example: --secreview-min-confidence=0.5" in err and "=0..1" not in err
 
 
 # -- 6. the pre-loading budget and the PR text caps -----------------------------------------

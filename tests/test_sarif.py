@@ -448,6 +448,14 @@ def test_equal_findings_without_fingerprint_stay_distinct() -> None:
     assert len(set(prints)) == 3
 
 
+def test_distinct_results_sharing_a_fingerprint_stay_distinct() -> None:
+    # Reports merged from elsewhere may repeat one: the results must still be told apart.
+    same = [finding("r", "a.py", n, fingerprint="abc") for n in (1, 2)]
+    prints = [r["partialFingerprints"]["secreview/v1"]
+              for r in _run(make_report(same, [rule("r")]))["results"]]
+    assert prints == ["abc", "abc:2"]
+
+
 def test_deterministic_whatever_the_input_order() -> None:
     report = _several_rules()
     shuffled = report.model_copy(update={

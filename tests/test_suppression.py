@@ -155,7 +155,8 @@ def test_a_suppression_naming_no_rule_is_reported(pytester: pytest.Pytester,
 def test_the_summary_shows_a_suppression_the_pull_request_adds(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:
-    # The comment on app/old.py was already there; the call under it is new.
+    # The comment on app/old.py was already there, but the call under it is new: a
+    # suppression now covering new code is news to the reviewer, like a new comment.
     old = "# secreview: ignore[danger] legacy, tracked in SEC-12\n"
     review_repo(rules={"danger": DANGER}, base={"app/old.py": old + "old = 0\n",
                                                 "app/new.py": "\n"},
@@ -166,23 +167,22 @@ def test_the_summary_shows_a_suppression_the_pull_request_adds(
     result.assert_outcomes(passed=2)
     by_path = {f["path"]: f for f in _summary(pytester)["findings"]}
     assert by_path["app/new.py"]["suppression_added"] is True
-    # The PR comment itself (its dry-run request) shows it; no inline comment is posted.
+    assert by_path["app/old.py"]["suppression_added"] is True
+    # The PR comment itself (its dry-run request) shows them; no inline comment is posted.
     requests = [json.loads(p.read_text()) for p in
                 sorted((pytester.path / "secreview-artifacts/github-requests").iterdir())]
     (comment,) = [r["json"]["body"] for r in requests if r["url"].endswith("/issues/7/comments")]
-    assert "Suppressions added by this pull request (1)" in comment and "trust me" in comment
+    assert "Suppressions added by this pull request (2)" in comment and "trust me" in comment
+    assert "legacy, tracked in SEC" in comment
     assert not [r for r in requests if r["url"].endswith("/pulls/7/reviews")]
-    assert by_path["app/old.py"]["suppression_added"] is False
     markdown = _markdown(pytester)
-    added, _, rest = markdown.partition("### 🔕 Suppressions added by this pull request (1)")
+    added, _, rest = markdown.partition("### 🔕 Suppressions added by this pull request (2)")
     assert rest, markdown
     assert "findings: none · 2 suppressed" in added
     section = rest.split("<details>")[0]
-    assert "app/new.py" in section and "trust me" in section and "app/old.py" not in section
-    assert "🔕 Suppressed (1)" in rest and "legacy, tracked in SEC" in rest
-    sarif = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r
-             for r in _sarif(pytester)["runs"][0]["results"]}
-    assert "properties" not in sarif["app/old.py"]["suppressions"][0]
+    assert "app/new.py" in section and "trust me" in section and "app/old.py" in section
+    sarif = [r["suppressions"][0] for r in _sarif(pytester)["runs"][0]["results"]]
+    assert [s["properties"] for s in sarif] == [{"addedByPullRequest": True}] * 2
 
 
 # ----------------------------------------------------------------------- a model's finding
@@ -342,3 +342,188 @@ def test_a_hostile_reason_is_inert_in_the_comment() -> None:
     text = to_markdown(make_report([added]))
     assert "<img" not in text and "](https://evil" not in text
     assert "@octo" not in text and "#12" not in text  # no mention, no cross-reference
+
+
+# ------------------------------------------------- review findings (new-user walkthrough)
+
+def test_an_old_suppression_over_a_line_the_pr_changes_is_shown_as_added(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    # The comment was already in the base; the call it now covers is new: that is news.
+    old = "# secreview: ignore[danger] legacy, tracked in SEC-12\n"
+    review_repo(rules={"danger": DANGER}, base={"app/old.py": old + "old = 0\n"},
+                pr={"app/old.py": old + "old = dangerous(0)\n"})
+    result = _review(pytester)
+    result.assert_outcomes(passed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert (finding["suppression"], finding["suppression_added"]) == ("inline", True)
+    out = result.stdout.str()
+    assert "1 added by this pull request" in out
+    # The terminal counts as summary.md does: the suppressed finding is not a CRITICAL.
+    assert "findings: none · 1 suppressed" in out and "findings: 1 CRITICAL" not in out
+
+
+def test_a_skipped_items_worst_finding_leaves_out_the_suppressed(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    # A rule that also wants a model: without one its item is skipped, and the "not
+    # reviewed" line says what the deterministic checks found, not what was suppressed.
+    rule = DANGER + "Look for dangerous calls.\n"
+    review_repo(rules={"danger": rule}, pr={"app/jobs.py": (
+        "a = dangerous(1)  # secreview: ignore[danger] a constant\n")})
+    result = _review(pytester)
+    result.assert_outcomes(skipped=1)
+    out = result.stdout.str()
+    assert "danger[app/jobs.py]" in out and "worst CRITICAL" not in out
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    ("a.py", 'x = "# secreview: ignore[a] not a comment, a string"'),
+    ("a.py", "x = f'{y} # secreview: ignore[a] in an f-string'"),
+    ("a.py", 'x = "it\\"s # secreview: ignore[a] after an escaped quote"'),
+    ("a.py", 'x = """# secreview: ignore[a] a triple-quoted string"""'),
+    ("a.js", "const s = '// secreview: ignore[a] a string';"),
+    ("a.js", "const s = `/* secreview: ignore[a] a template literal */`;"),
+    ("a.go", 'var s = "// secreview: ignore[a] a string"'),
+    ("a.go", "var s = `// secreview: ignore[a] a raw string`"),
+    ("a.yml", "run: 'echo # secreview: ignore[a] quoted scalar'"),
+    ("a.yml", 'run: "echo # secreview: ignore[a] quoted scalar"'),
+    ("a.py", "x = 'unterminated # secreview: ignore[a] in doubt, no'"[:-1]),
+])
+def test_the_marker_inside_a_string_literal_is_not_a_suppression(path: str, text: str) -> None:
+    assert parse_line(text, 1, comment_styles(path)) is None
+
+
+@pytest.mark.parametrize(("path", "text", "reason"), [
+    ("a.py", 'x = "a # b"  # secreview: ignore[a] after a string', "after a string"),
+    ("a.py", "x = 'it\\'s'  # secreview: ignore[a] escaped quote closed", "escaped quote closed"),
+    ("a.js", "f('//', \"x\"); // secreview: ignore[a] after strings", "after strings"),
+    ("a.go", "s := `raw` /* secreview: ignore[a] after a raw string */", "after a raw string"),
+    ("a.yml", "run: 'echo hi' # secreview: ignore[a] after a quoted scalar",
+     "after a quoted scalar"),
+    ("a.py", "# it's # secreview: ignore[a] a quote inside the comment is fine",
+     "a quote inside the comment is fine"),
+])
+def test_the_marker_after_a_string_literal_is_a_suppression(path: str, text: str,
+                                                            reason: str) -> None:
+    found = parse_line(text, 1, comment_styles(path))
+    assert found is not None and found.reason == reason
+
+
+def test_a_marker_in_a_string_does_not_suppress_in_a_review(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": (
+        'r = dangerous("# secreview: ignore[danger] smuggled in a string")\n')})
+    _review(pytester).assert_outcomes(failed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert finding["suppression"] is None
+
+
+SECRET = textwrap.dedent("""\
+    ---
+    title: Hard-coded AWS key
+    severity: critical
+    category: secrets
+    detect:
+      - pattern: "AKIA[0-9A-Z]{16}"
+        message: AWS access key id in source
+    ---
+    """)
+
+
+def test_a_pr_added_suppression_does_not_mute_a_committed_credential(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    from tests.conftest import aws_key_id
+
+    line = f"KEY = '{aws_key_id()}'  # secreview: ignore[aws] only a test key"
+    review_repo(rules={"aws": SECRET}, pr={"settings.py": line + "\n"})
+    result = _review(pytester)
+    result.assert_outcomes(failed=1)
+    findings = {f["rule"]: f for f in _summary(pytester)["findings"]}
+    assert findings["aws"]["suppression"] is None and findings["aws"]["severity"] == "CRITICAL"
+    problem = findings["secreview-suppression"]
+    assert (problem["severity"], problem["line"]) == ("LOW", 1)
+    text = problem["title"] + problem["explanation"]
+    assert "a committed credential is a leak whatever the comment says: rotate it" in text
+    assert "baseline" in text
+    assert aws_key_id() not in result.stdout.str()
+
+
+def test_a_suppression_in_the_base_still_mutes_a_credential(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    # A model reports the credential on a line the pull request does not touch, under a
+    # suppression the base already had: that suppression keeps working.
+    finding = {"severity": "CRITICAL", "title": "Key in source", "path": "settings.py",
+               "line": 2, "category": "secrets", "explanation": "a key",
+               "recommendation": "rotate"}
+
+    def answer(request: Recorded) -> Reply:
+        args = json.dumps({"findings": [finding]})
+        return Reply(json=openai_completion(
+            tool_calls=[tool_call("c1", "report_findings", args)], finish_reason="tool_calls"))
+
+    server._responder = answer
+    old = "# secreview: ignore[keys] a revoked test key\nKEY = load('test')\n"
+    review_repo(rules={"keys": SQL.replace("execute", "load")}, base={"settings.py": old},
+                pr={"settings.py": old + "OTHER = load('x')\n"})
+    result = _review(pytester, "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
+                     server.url, "--secreview-no-cache", "--secreview-verify=false")
+    result.assert_outcomes(passed=1)
+    (reported,) = _summary(pytester)["findings"]
+    assert (reported["category"], reported["suppression"]) == ("secrets", "inline")
+    assert reported["suppression_added"] is False
+
+
+@pytest.mark.parametrize(("path", "text", "line"), [
+    ("app/jobs.py", 'x = """\n# secreview: ignore[danger] smuggled in a docstring\n'
+                    '"""; r = dangerous(1)\n', 3),
+    ("app/jobs.py", "x = f'''{a}\n  b\n    # secreview: ignore[danger] in a string\n"
+                    "''' + dangerous(1)\n", 4),
+    ("web/run.js", "const t = `\n// secreview: ignore[danger] in a template literal\n"
+                   "`; dangerous(1);\n", 3),
+    ("cmd/main.go", "var t = `\n/* secreview: ignore[danger] in a raw string */\n"
+                    "`; var r = dangerous(x)\n", 3),
+])
+def test_a_marker_in_a_string_spanning_lines_does_not_suppress(
+    pytester: pytest.Pytester, review_repo: Build, path: str, text: str, line: int,
+) -> None:
+    review_repo(rules={"danger": DANGER}, pr={path: text})
+    _review(pytester).assert_outcomes(failed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert (finding["line"], finding["suppression"]) == (line, None)
+
+
+def test_inside_strings_keeps_real_comments_after_strings_close() -> None:
+    from pytest_secreview.suppression.inline import inside_strings
+
+    lines = ['"""doc', "still doc", '"""', "# a comment with a ` and a '''", "x = 1"]
+    assert inside_strings(lines, "a.py") == frozenset({2, 3})
+    assert inside_strings(["a = '`'", "b = 1"], "a.js") == frozenset()
+
+
+def test_a_credential_rules_model_finding_is_a_credential_whatever_the_model_calls_it(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    finding = {"severity": "CRITICAL", "title": "Key in source", "path": "settings.py",
+               "line": 1, "category": "configuration", "explanation": "a key",
+               "recommendation": "rotate"}
+
+    def answer(request: Recorded) -> Reply:
+        args = json.dumps({"findings": [finding]})
+        return Reply(json=openai_completion(
+            tool_calls=[tool_call("c1", "report_findings", args)], finish_reason="tool_calls"))
+
+    server._responder = answer
+    rule = SQL.replace("execute", "load").replace("severity: high",
+                                                  "severity: high\ncategory: secrets")
+    review_repo(rules={"keys": rule}, pr={
+        "settings.py": "KEY = load('k')  # secreview: ignore[keys] only a test key\n"})
+    result = _review(pytester, "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
+                     server.url, "--secreview-no-cache", "--secreview-verify=false")
+    result.assert_outcomes(failed=1)
+    by_rule = {f["rule"]: f for f in _summary(pytester)["findings"]}
+    assert by_rule["keys"]["suppression"] is None
+    assert "rotate it" in by_rule["secreview-suppression"]["explanation"]

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..severity import Severity, worst_first
 
-__all__ = ["Finding", "FlowStep", "Severity", "fingerprint"]
+__all__ = ["Finding", "FlowStep", "Severity", "fingerprint", "number_occurrences"]
 
 
 _WS = re.compile(r"\s+")
@@ -25,6 +26,28 @@ def fingerprint(rule: str, path: str, anchor: str) -> str:
     normal = _WS.sub(" ", anchor).strip()
     digest = hashlib.sha256(f"{rule}\0{path}\0{normal}".encode()).hexdigest()
     return digest[:32]
+
+
+def number_occurrences(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` (same order) with identical fingerprints told apart by occurrence.
+
+    Identical lines in one file (the same call twice) hash alike. Among the findings sharing
+    a fingerprint, numbered in location order, the first keeps it and the n-th becomes
+    ``<fingerprint>-<n>``: every consumer that keys on the fingerprint (the baseline, the PR
+    comment's state and inline deduplication, SARIF) then tells them apart, and a shift of
+    all the lines keeps each number. A further identical line is a new fingerprint, not
+    muted by the entries of the others. Idempotent: numbered fingerprints are distinct."""
+    found = list(findings)
+    groups: dict[str, list[int]] = {}
+    for index, finding in enumerate(found):
+        if finding.fingerprint:
+            groups.setdefault(finding.fingerprint, []).append(index)
+    for indexes in groups.values():
+        ordered = sorted(indexes, key=lambda i: (found[i].line, found[i].end_line or 0,
+                                                 found[i].title, found[i].source, i))
+        for n, index in enumerate(ordered[1:], start=2):
+            found[index] = replace(found[index], fingerprint=f"{found[index].fingerprint}-{n}")
+    return found
 
 
 @dataclass(frozen=True)

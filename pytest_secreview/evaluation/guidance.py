@@ -137,7 +137,9 @@ def _read(repo: Path, base_sha: str, path: Path, rules_from: str, notes: list[st
     if relative is None or rules_from == "head":
         if not path.is_file():
             if required:
-                raise ConfigError(f"{option} {path}: no such file; name a markdown file")
+                raise ConfigError(f"{option} {path}: no such file. Fix the path (relative "
+                                  "to the directory pytest was started in) to name a markdown "
+                                  "file, or drop the option")
             return None
         return _Read(path.read_text("utf-8", "replace"), str(path))
     blob = _blob_at(repo, base_sha, relative)
@@ -149,7 +151,9 @@ def _read(repo: Path, base_sha: str, path: Path, rules_from: str, notes: list[st
                          "(--secreview-rules-from=base). Merge it first.")
         elif required:
             raise ConfigError(f"{option} {relative}: no such file at the base revision "
-                              f"{base_sha[:12]} nor in the working tree")
+                              f"{base_sha[:12]} nor in the working tree. Fix the path, or "
+                              "commit the file on the base branch first (it is read from the "
+                              "base revision), or drop the option")
         return None
     if on_disk is not None and on_disk != blob:
         notes.append(f"{relative} differs from the base revision {base_sha[:12]}; the base "

@@ -110,7 +110,8 @@ def review_range(
         for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(quiet.apply(evaluation.findings, rule.id,
-                                        [part.file for part in target.parts]))
+                                        [part.file for part in target.parts],
+                                        category=rule.category))
             for part in target.parts:
                 if taint is not None and taint.not_reviewed(part.file.path):
                     taint_failed[part.file.path] = taint.not_reviewed(part.file.path) or ""

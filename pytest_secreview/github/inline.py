@@ -145,12 +145,17 @@ def post_inline(client: GitHubClient, pr: PullRequest, report: Report, run: Publ
     rules = {r.id: r for r in report.rules}
     comments: list[tuple[str, dict[str, Any]]] = []
     outside: list[FindingReport] = []
+    # Only what GitHub already holds is "already posted"; identical lines of this review
+    # have distinct fingerprints (evaluation.findings.number_occurrences).
+    posting: set[str] = set()
     for finding in sorted(candidates, key=FindingReport.sort_key):
         key = finding_key(finding)
         if key in seen:
             run.already += 1
             continue
-        seen.add(key)  # two findings with one fingerprint: one comment
+        if key in posting:
+            continue  # one finding reported twice in this report: one comment
+        posting.add(key)
         anchor = _anchor(finding, lines_by_path.get(finding.path, ()))
         if anchor is None:
             outside.append(finding)

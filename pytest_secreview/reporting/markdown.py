@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..severity import Severity, worst_first
+from ..suppression.baseline import muted_without_note
 from .disagreement import disagreements
 from .fixes import fixes_block
 from .intent_markdown import intent_block
@@ -195,6 +196,10 @@ def _header(report: Report) -> str:
     suppressed = sum(1 for f in report.findings if f.suppressed)
     if suppressed:  # never silent: counted here, listed below
         by_severity += f" · {suppressed} suppressed"
+        noteless = sum(1 for f in report.findings
+                       if muted_without_note(f.suppression, f.suppression_reason))
+        if noteless:  # an unexplained mute is visible, so someone writes the note
+            by_severity += f" ({noteless} muted by baseline entries without a note)"
     stats = (
         " · ".join([*where, f"head {inline_code(report.head_sha[:12])}",
                     f"base {inline_code(report.base_ref, 200)}"])

@@ -319,15 +319,14 @@ def _suppressions(finding: FindingReport) -> list[dict[str, Any]]:
 
 
 def _fingerprints(findings: list[FindingReport]) -> list[str]:
-    """Each finding's own fingerprint; for one without, a stand-in from rule, path and title
-    (plus an ordinal among equals), so results stay distinct and stable across line shifts."""
+    """Each finding's own fingerprint (identical lines already carry an occurrence number,
+    see ``evaluation.findings.number_occurrences``); for one without, a stand-in from rule,
+    path and title. An ordinal among equals keeps distinct results distinct either way."""
     seen: dict[str, int] = {}
     out = []
     for f in findings:
-        if f.fingerprint:
-            out.append(_clean(f.fingerprint, 200))
-            continue
-        base = sha256(f"{f.rule}\0{f.path}\0{f.title}".encode()).hexdigest()[:32]
+        base = (_clean(f.fingerprint, 200) if f.fingerprint else
+                sha256(f"{f.rule}\0{f.path}\0{f.title}".encode()).hexdigest()[:32])
         seen[base] = seen.get(base, 0) + 1
         out.append(base if seen[base] == 1 else f"{base}:{seen[base]}")
     return out

@@ -57,10 +57,14 @@ def write_summary(
     ))
     findings = summary.findings()
     if findings:
+        # Counted as summary.md counts them: what counts by severity, the suppressed apart.
         by_sev = {s.value: 0 for s in Severity}
         for f in findings:
-            by_sev[f["severity"]] += 1
-        tr.line("findings: " + ", ".join(f"{n} {s}" for s, n in by_sev.items() if n))
+            if not _suppressed(f):
+                by_sev[f["severity"]] += 1
+        counted = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n) or "none"
+        suppressed = sum(1 for f in findings if _suppressed(f))
+        tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else ""))
         write_triage_counts(tr, findings)
         write_suppressed_counts(tr, findings)
         muted = sum(1 for f in findings if f.get("below_min_confidence"))
@@ -69,8 +73,8 @@ def write_summary(
                     "SARIF, marked; they fail nothing and get no inline comment)")
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
-            mark = _suppressed_mark(f) or ("  [below --secreview-min-confidence]"
-                                           if f.get("below_min_confidence") else "")
+            mark = _suppressed_mark(f) or (_below_mark(f) if f.get("below_min_confidence")
+                                           else "")
             tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
                     f"{one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:
@@ -171,8 +175,8 @@ def _label(result: ItemResult) -> str:
 
 def _findings_note(result: ItemResult) -> str:
     """`` (2 deterministic finding(s), worst HIGH)`` for an item whose checks found something."""
-    found = [f for f in result.findings
-             if any(not s.startswith("model:") for s in str(f.get("source", "")).split("+"))]
+    found = [f for f in result.findings if not _suppressed(f)
+             and any(not s.startswith("model:") for s in str(f.get("source", "")).split("+"))]
     if not found:
         return ""
     worst = max((Severity(f["severity"]) for f in found), key=lambda s: s.rank)
@@ -229,13 +233,31 @@ def _suppressed_mark(finding: dict[str, object]) -> str:
     return "  [dismissed by the model]" if finding.get("triage") == "dismissed" else ""
 
 
+def _suppressed(finding: dict[str, object]) -> bool:
+    """Kept in every report but counting for nothing (``Finding.suppressed`` on JSON)."""
+    return finding.get("suppression") is not None or finding.get("triage") == "dismissed"
+
+
+def _below_mark(finding: dict[str, object]) -> str:
+    confidence = finding.get("confidence")
+    value = f"{confidence:.2f}" if isinstance(confidence, (int, float)) else "none stated"
+    return f"  [below --secreview-min-confidence: {value}]"
+
+
 def write_suppressed_counts(tr: TerminalReporter, findings: list[dict[str, object]]) -> None:
-    """How many findings inline suppressions and the baseline muted (never silently)."""
+    """How many findings inline suppressions and the baseline muted (never silently), and
+    how many of those the baseline muted without a note."""
+    from ..suppression.baseline import muted_without_note  # loads only when a review ran
+
     inline = [f for f in findings if f.get("suppression") == "inline"]
     baseline = sum(1 for f in findings if f.get("suppression") == "baseline")
     added = sum(1 for f in inline if f.get("suppression_added"))
+    noteless = sum(1 for f in findings if muted_without_note(
+        str(f.get("suppression")), str(f.get("suppression_reason", ""))))
     if inline or baseline:
         parts = [f"{len(inline)} inline" + (f" ({added} added by this pull request)"
-                                            if added else ""), f"{baseline} baseline"]
+                                            if added else ""), f"{baseline} baseline"
+                 + (f" ({noteless} muted by baseline entries without a note: give them one)"
+                    if noteless else "")]
         tr.line("suppressed: " + ", ".join(parts) + " (kept in JSON and SARIF with the reason; "
                 "they fail nothing)", yellow=bool(added))

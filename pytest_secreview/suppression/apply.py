@@ -6,7 +6,12 @@ nor anything cached can add a suppression: the fields are cleared, then decided 
 
 - An inline ``secreview: ignore[rule] reason`` covering the finding (see :mod:`.inline`)
   marks it ``suppression="inline"`` with the reason; ``suppression_added`` when the comment
-  is a line the pull request added, so the summary shows it to the reviewer.
+  or the finding's line is one the pull request added (a suppression now covering new code
+  is news to a reviewer), so the summary shows it.
+- Except for a credential: a suppression the pull request adds (as above) is not honoured
+  for a finding of the fact categories (:data:`~..triage.verify.FACT_CATEGORIES`): the
+  finding stands and a LOW finding says why. A committed key leaks whatever the comment
+  says; known test keys go in the baseline, which is read from the base revision.
 - Otherwise a baseline entry with the finding's fingerprint marks it ``"baseline"`` with the
   entry's note.
 - A suppression comment without a reason (or without a rule id) suppresses nothing and
@@ -23,16 +28,21 @@ from pathlib import Path
 
 from ..diff.model import Diff, FileDiff
 from ..errors import GitError
-from ..evaluation.findings import Finding, fingerprint
+from ..evaluation.findings import Finding, fingerprint, number_occurrences
 from ..gitcmd import run_git
 from ..severity import Severity
+from ..triage.verify import FACT_CATEGORIES
 from .baseline import Baseline
-from .inline import MARKER, Suppression, comment_styles, parse_line
+from .inline import MARKER, Suppression, comment_styles, inside_strings, parse_line
 
 __all__ = ["SUPPRESSION_RULE", "Quiet"]
 
 #: The rule id of the finding that reports a suppression comment which does not apply.
 SUPPRESSION_RULE = "secreview-suppression"
+#: Why a suppression the pull request adds does not mute a credential (the LOW finding's text).
+CREDENTIAL_NOT_SUPPRESSED = (
+    "a committed credential is a leak whatever the comment says: rotate it; known test keys "
+    "go in the baseline, which is read from the base revision")
 #: A file larger than this is not read for suppressions (its findings stand).
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -46,17 +56,21 @@ class Quiet:
     baseline: Baseline | None = None
     _lines: dict[str, list[str] | None] = field(default_factory=dict, repr=False)
     _added: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    _strings: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def apply(self, findings: Iterable[Finding], rule: str | None = None,
-              files: Sequence[FileDiff] = (), inline: bool = True) -> tuple[Finding, ...]:
+              files: Sequence[FileDiff] = (), inline: bool = True,
+              category: str | None = None) -> tuple[Finding, ...]:
         """``findings`` with their suppressions decided, plus a finding for each suppression
-        comment that does not apply. ``rule`` and ``files`` are the item's (its added lines
-        are searched for suppressions of ``rule`` without a reason); ``inline=False`` uses
-        the baseline only (a file too large to read)."""
+        comment that does not apply. ``rule``, ``files`` and ``category`` are the item's (its
+        added lines are searched for suppressions of ``rule`` without a reason; a finding of
+        ``rule`` is a credential when the rule's category says so, whatever category a model
+        gave it); ``inline=False`` uses the baseline only (a file too large to read)."""
         out: list[Finding] = []
         problems: dict[tuple[str, int], Finding] = {}
-        for finding in findings:
+        # Identical lines get one fingerprint each before the baseline looks them up.
+        for finding in number_occurrences(findings):
             # Nothing from a model, a cache or a worker decides a suppression: only this.
             finding = replace(finding, suppression=None, suppression_reason="",
                               suppression_added=False)
@@ -64,7 +78,9 @@ class Quiet:
                 out.append(finding)
                 continue
             if inline:
-                finding = self._inline(finding, problems)
+                fact = finding.category in FACT_CATEGORIES or (
+                    finding.rule == rule and category in FACT_CATEGORIES)
+                finding = self._inline(finding, problems, fact)
             if finding.suppression is None and self.baseline is not None:
                 note = self.baseline.justification(finding)
                 if note is not None:
@@ -83,7 +99,8 @@ class Quiet:
         out += [p for key, p in problems.items() if key not in known]
         return tuple(sorted(out, key=Finding.sort_key))
 
-    def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding]) -> Finding:
+    def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding],
+                fact: bool) -> Finding:
         lines = self._head_lines(finding.path)
         if lines is None:
             return finding
@@ -91,6 +108,8 @@ class Quiet:
         for number in (finding.line, finding.line - 1):
             if not 1 <= number <= len(lines) or MARKER not in lines[number - 1]:
                 continue
+            if number in self._in_strings(finding.path, lines):
+                continue  # the words sit in a string spanning lines, not in a comment
             found = parse_line(lines[number - 1], number, styles)
             if found is None:
                 continue
@@ -100,9 +119,26 @@ class Quiet:
             if not found.valid:
                 self._problem(finding.path, found, lines[number - 1], problems)
                 continue
+            added_lines = self._added_lines(finding.path)
+            added = number in added_lines or finding.line in added_lines
+            if added and fact:
+                self._credential(finding.path, found, lines[number - 1], problems)
+                return finding
             return replace(finding, suppression="inline", suppression_reason=found.reason,
-                           suppression_added=number in self._added_lines(finding.path))
+                           suppression_added=added)
         return finding
+
+    def _credential(self, path: str, found: Suppression, text: str,
+                    problems: dict[tuple[str, int], Finding]) -> None:
+        problems.setdefault((path, found.line), Finding(
+            rule=SUPPRESSION_RULE, severity=Severity.LOW,
+            title="Suppression of a credential added by this pull request is not honoured",
+            path=path, line=found.line, source="suppression", category="configuration",
+            explanation=f"This secreview suppression does not apply: {CREDENTIAL_NOT_SUPPRESSED}.",
+            recommendation="Rotate the credential and remove it from the code; for a known "
+                           "test key, add an entry to --secreview-baseline instead.",
+            fingerprint=fingerprint(SUPPRESSION_RULE, path, text),
+        ))
 
     def _problem(self, path: str, found: Suppression, text: str,
                  problems: dict[tuple[str, int], Finding]) -> None:
@@ -117,6 +153,12 @@ class Quiet:
             recommendation="Add the reason a reviewer can check, or remove the comment.",
             fingerprint=fingerprint(SUPPRESSION_RULE, path, text),
         ))
+
+    def _in_strings(self, path: str, lines: list[str]) -> frozenset[int]:
+        with self._lock:
+            if path not in self._strings:
+                self._strings[path] = inside_strings(lines, path)
+            return self._strings[path]
 
     def _added_lines(self, path: str) -> frozenset[int]:
         with self._lock:

@@ -4,12 +4,16 @@
 
     {"version": 1,
      "findings": [{"fingerprint": "3f1c...", "rule": "sql-injection", "path": "app/db.py",
-                   "note": "reviewed 2026-01: the table name is a constant",
-                   "line": 12, "title": "SQL built from a string"}]}
+                   "note": "reviewed 2026-01: the table name is a constant", "line": 12}]}
 
 A finding whose fingerprint is listed is muted: kept in every report as suppressed (SARIF
 kind ``external``, the note as justification), never failing an item. Fingerprints hash the
-rule, the path and the flagged line's text, not its number, so an entry survives line shifts.
+rule, the path and the flagged line's text, not its number, so an entry survives line shifts;
+identical lines in one file are told apart by occurrence (``<fingerprint>-2``...: see
+:func:`~..evaluation.findings.number_occurrences`), one entry each.
+
+The file carries no text of the code or of a finding's title (``verify=False``, a key's
+shape): committed in the repository, it would be reported by the very rules it accepts.
 
 Trust: a pull request must not mute its own findings. When FILE lies inside the repository
 it is read from the **base** revision (like the rules); a baseline the pull request adds or
@@ -33,17 +37,23 @@ from ..errors import ConfigError, GitError
 from ..evaluation.findings import Finding
 from ..gitcmd import run_git
 
-__all__ = ["Baseline", "BaselineEntry", "load_baseline", "parse_baseline", "update_baseline"]
+__all__ = ["NO_NOTE", "Baseline", "BaselineEntry", "load_baseline", "muted_without_note",
+           "parse_baseline", "update_baseline"]
 
 #: The one format version this module reads and writes.
 VERSION = 1
+#: The reason of a finding an entry without a note mutes. It still mutes (a freshly written
+#: baseline must round-trip quietly), but the summaries count these: see
+#: :func:`muted_without_note`.
+NO_NOTE = "known finding, listed in the baseline without a note (give the entry one)"
 _EXAMPLE = ('{"version": 1, "findings": [{"fingerprint": "<from summary.json>", "rule": '
             '"sql-injection", "path": "app/db.py", "note": "why this is accepted"}]}')
 
 
 class BaselineEntry(BaseModel):
-    """One accepted finding. ``line`` and ``title`` are for people; matching uses only the
-    fingerprint (which already hashes the rule and the path)."""
+    """One accepted finding. ``line`` is for people; matching uses only the fingerprint
+    (which already hashes the rule and the path). ``title`` is read from older files and
+    never written (it may quote the code the rules match)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -74,7 +84,17 @@ class Baseline:
         entry = self.entries.get(finding.fingerprint) if finding.fingerprint else None
         if entry is None or entry.rule != finding.rule:
             return None
-        return entry.note or f"known finding, listed in the baseline {self.display} (no note)"
+        return entry.note or NO_NOTE
+
+
+def muted_without_note(suppression: str | None, reason: str) -> bool:
+    """True for a finding muted by a baseline entry without a note (counted in the
+    summaries, so an unexplained mute is visible)."""
+    return suppression == "baseline" and reason == NO_NOTE
+
+
+_JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+               type(None): "null"}
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -92,6 +112,12 @@ def parse_baseline(text: str, display: str) -> Baseline:
             f"baseline {display}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
             f"{exc.msg}). Fix the file, or delete it and run with --secreview-baseline-update "
             f"to write a new one. Expected: {_EXAMPLE}") from None
+    if not isinstance(data, dict):
+        # Named in words: pydantic would name our private model class instead.
+        raise ConfigError(
+            f"baseline {display}: the top level is a JSON {_JSON_TYPES.get(type(data), 'value')}, "
+            f"not an "
+            f'object {{"version": 1, "findings": [...]}}. Expected: {_EXAMPLE}')
     try:
         parsed = _BaselineFile.model_validate(data)
     except ValidationError as exc:
@@ -153,8 +179,9 @@ def _in_repository(repo: Path, path: Path) -> str | None:
 
 
 def update_baseline(path: Path, findings: Iterable[Finding],
-                    evaluated: set[tuple[str, str]]) -> int:
-    """Rewrite ``path`` from ``findings`` (atomically); returns the number of entries.
+                    evaluated: set[tuple[str, str]]) -> tuple[int, int]:
+    """Rewrite ``path`` from ``findings`` (atomically); returns the number of entries and how
+    many of them have no note.
 
     Notes already in the file are kept. An existing entry stays unless this review evaluated
     its (rule, path) and did not find it again: a review of a pull request sees its changed
@@ -169,13 +196,13 @@ def update_baseline(path: Path, findings: Iterable[Finding],
         kept = old.entries.get(finding.fingerprint)
         entries[finding.fingerprint] = BaselineEntry(
             fingerprint=finding.fingerprint, rule=finding.rule, path=finding.path,
-            note=kept.note if kept else "", line=finding.line, title=finding.title[:200])
+            note=kept.note if kept else "", line=finding.line)
     for fingerprint, entry in old.entries.items():
         if fingerprint not in entries and (entry.rule, entry.path) not in evaluated:
             entries[fingerprint] = entry
     ordered = sorted(entries.values(), key=lambda e: (e.path, e.rule, e.line or 0, e.fingerprint))
     data = {"version": VERSION,
-            "findings": [e.model_dump(exclude_none=True) for e in ordered]}
+            "findings": [e.model_dump(exclude_none=True, exclude={"title"}) for e in ordered]}
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return len(ordered)
+    return len(ordered), sum(1 for e in ordered if not e.note)
 

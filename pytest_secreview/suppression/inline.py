@@ -6,6 +6,10 @@ the path by :func:`pytest_secreview.triage.kinds.classify`: the same words insid
 that is not a comment in that language (a ``--`` in Python) are not a suppression. A file of
 a language we do not name accepts every common form.
 
+Only a real comment counts: the opener must stand outside the line's string literals
+(:func:`parse_line`), and a line that starts inside a string spanning lines is not read
+(:func:`inside_strings`). In doubt, nothing is suppressed.
+
 A suppression applies to findings of the named rules on its own line, or on the next line
 when the comment stands alone on its line. The reason is required: one without a reason
 (or without a rule id) suppresses nothing and is reported (see :mod:`.apply`).
@@ -14,12 +18,14 @@ when the comment stands alone on its line. The reason is required: one without a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from ..triage.kinds import classify
 
-__all__ = ["MARKER", "MAX_REASON_CHARS", "Suppression", "comment_styles", "parse_line"]
+__all__ = ["MARKER", "MAX_REASON_CHARS", "Suppression", "comment_styles", "inside_strings",
+           "parse_line"]
 
 #: The words every suppression starts with; a cheap substring test before any regex.
 MARKER = "secreview:"
@@ -125,10 +131,12 @@ _LEADING = re.compile(r"^[\s:;,.\-–—]+")
 
 
 def parse_line(text: str, number: int, styles: tuple[tuple[str, str], ...]) -> Suppression | None:
-    """The suppression on one line of code, or None."""
+    """The suppression on one line of code, or None. Only a marker in a real comment counts:
+    its opener must stand outside the line's string literals (see :func:`_comment_starts`)."""
     if MARKER not in text:
         return None
-    match = _pattern(styles).search(text)
+    match = next((m for start in _comment_starts(text, styles)
+                  if (m := _pattern(styles).match(text, start)) is not None), None)
     if match is None:
         return None
     closer = dict(styles).get(match.group("opener"), "")
@@ -143,3 +151,101 @@ def parse_line(text: str, number: int, styles: tuple[tuple[str, str], ...]) -> S
     alone = not text[: match.start()].strip() and not after.strip()
     return Suppression(number, rules, reason[:MAX_REASON_CHARS], alone)
 
+
+#: The quotes that open a string literal on one line; a backslash escapes the next character.
+_QUOTES = frozenset("'\"`")
+
+
+def _comment_starts(text: str, styles: tuple[tuple[str, str], ...]) -> Iterator[int]:
+    """The positions where a comment opens on ``text``, outside string literals.
+
+    One line is all we see, so strings are approximated: ``'``, ``"`` and `````` open a
+    literal that the same quote closes (a backslash escapes), and a literal still open at
+    the end of the line (a triple quote, a multi-line string) hides everything after it.
+    In doubt this finds no comment, so a suppression is not honoured rather than smuggled in
+    through a string. Inside a comment that runs to the end of the line, every later opener
+    counts too (``# note # secreview: ...``)."""
+    openers = sorted(styles, key=lambda s: -len(s[0]))
+    i, quote = 0, ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+            i += 1
+            continue
+        opened = next(((o, c) for o, c in openers if text.startswith(o, i)), None)
+        if opened is not None:
+            opener, closer = opened
+            yield i
+            if not closer:
+                # The rest of the line is comment: any later opener in it is one too.
+                yield from (j for j in range(i + 1, len(text))
+                            if any(text.startswith(o, j) for o, _ in openers))
+                return
+            end = text.find(closer, i + len(opener))
+            if end < 0:
+                return
+            i = end + len(closer)
+            continue
+        if ch in _QUOTES:
+            quote = ch
+        i += 1
+
+
+#: Delimiters of strings that span lines, by language (longest first).
+_MULTILINE: dict[str, tuple[str, ...]] = {
+    "python": ('"""', "'''"), "javascript": ("`",), "typescript": ("`",), "go": ("`",),
+}
+
+
+def inside_strings(lines: Sequence[str], path: str) -> frozenset[int]:
+    """The 1-based numbers of ``lines`` that start inside a string spanning lines (Python's
+    triple quotes, JavaScript's and Go's backticks): no suppression is read there, not even
+    after the string closes on that line (in doubt, nothing is suppressed)."""
+    language = classify(path).language
+    delimiters = _MULTILINE.get(language or "", ())
+    if not delimiters:
+        return frozenset()
+    openers = [o for o, c in comment_styles(path) if not c]  # comments to the end of the line
+    inside: set[int] = set()
+    state = ""
+    for number, text in enumerate(lines, start=1):
+        if state:
+            inside.add(number)
+        i = 0
+        while i < len(text):
+            if state:
+                end = _closing(text, i, state)
+                if end < 0:
+                    break
+                i, state = end, ""
+                continue
+            if any(text.startswith(o, i) for o in openers):
+                break
+            opened = next((d for d in delimiters if text.startswith(d, i)), None)
+            if opened is not None:
+                state, i = opened, i + len(opened)
+                continue
+            if text[i] in _QUOTES:  # a one-line string: skipped to its end
+                end = _closing(text, i + 1, text[i])
+                i = end if end >= 0 else len(text)
+                continue
+            i += 1
+    return frozenset(inside)
+
+
+def _closing(text: str, start: int, quote: str) -> int:
+    """The index just past ``quote`` closing a string at or after ``start``, or -1."""
+    i = start
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text.startswith(quote, i):
+            return i + len(quote)
+        else:
+            i += 1
+    return -1

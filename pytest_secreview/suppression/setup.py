@@ -50,6 +50,7 @@ def write_baseline(settings: Settings, invocation: Path, findings: Iterable[Find
     assert path is not None  # load_quiet refused --secreview-baseline-update without a file
     kept = [f for f in findings if f.rule != SUPPRESSION_RULE
             and f.suppression != "inline" and not f.dismissed]
-    count = update_baseline(path, kept, evaluated)
-    return (f"baseline: {count} accepted finding(s) written to {path}; write a note for each "
-            "new entry, then commit it (inside the repository it takes effect once merged)")
+    count, noteless = update_baseline(path, kept, evaluated)
+    return (f"baseline: {count} accepted finding(s) written to {path} ({noteless} without a "
+            "note); entries without a note already mute, so give each a note a reviewer can "
+            "check, then commit it (inside the repository it takes effect once merged)")

@@ -1,0 +1,74 @@
+"""Parsing one option value's text (command line, ini or environment): the checks every
+``OptionSpec`` in :mod:`.options` shares. Each raises :class:`ValueError` saying what a valid
+value is; :func:`.options.load_settings` turns that into a usage error with an example."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+__all__ = ["choice", "flag", "non_negative_float", "positive_float", "positive_int",
+           "unit_float"]
+
+
+def choice(*choices: str) -> Callable[[str], str]:
+    """A parser accepting exactly one of ``choices``."""
+
+    def parse(value: str) -> str:
+        if value not in choices:
+            raise ValueError(f"choose one of {', '.join(choices)}")
+        return value
+
+    return parse
+
+
+def _number(value: str, kind: type[int] | type[float], noun: str) -> float:
+    try:
+        number = kind(value)
+    except ValueError:
+        raise ValueError(f"must be {noun}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"must be a finite number, not {value!r}")
+    return number
+
+
+def positive_int(value: str) -> int:
+    """A whole number of at least 1."""
+    number = int(_number(value, int, "a whole number"))
+    if number < 1:
+        raise ValueError("must be a whole number of at least 1")
+    return number
+
+
+def non_negative_float(value: str) -> float:
+    """A finite number, 0 or more."""
+    number = _number(value, float, "a number")
+    if number < 0:
+        raise ValueError("must be a finite number, not negative")
+    return number
+
+
+def positive_float(value: str) -> float:
+    """A finite number above 0."""
+    number = non_negative_float(value)
+    if number == 0:
+        raise ValueError("must be greater than 0")
+    return number
+
+
+def unit_float(value: str) -> float:
+    """A number between 0 and 1 (a confidence)."""
+    number = non_negative_float(value)
+    if number > 1:
+        raise ValueError("must be between 0 and 1")
+    return number
+
+
+def flag(value: str) -> bool:
+    """true/false, yes/no, on/off, 1/0 (any case); empty is false."""
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off", ""}:
+        return False
+    raise ValueError("use true or false")
