@@ -50,6 +50,12 @@ def number_occurrences(findings: Iterable[Finding]) -> list[Finding]:
     return found
 
 
+#: Finding categories that state a fact, not a judgement (a literal credential is committed
+#: whatever anyone says): never offered to a model for dismissal, never muted by a comment
+#: the pull request adds.
+FACT_CATEGORIES = frozenset({"secrets"})
+
+
 @dataclass(frozen=True)
 class FlowStep:
     """One step of a dataflow finding's path: where attacker data went (head revision).

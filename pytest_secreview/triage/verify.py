@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..errors import EvaluationError, SecreviewError
 from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
-from ..evaluation.findings import Finding
+from ..evaluation.findings import FACT_CATEGORIES, Finding
 from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
@@ -29,9 +29,6 @@ from ..tools.redaction import redact, strip_control
 from ..tools.registry import ToolRegistry
 from ..tools.schema import tool_schema
 from ..usage import ReviewUsage
-
-#: Categories never offered for dismissal.
-FACT_CATEGORIES = frozenset({"secrets"})
 
 SYSTEM = """You verify security findings that exact patterns or scanners produced on a pull
 request. Patterns are cheap and over-report: your job is to confirm the real ones and dismiss
