@@ -9,7 +9,7 @@ pull request that only deletes a sanitizer or a guard creates a flow without add
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -96,33 +96,37 @@ class TaintSession:
             self._flows = self._analyse()
         return self.failed.get(path)
 
-    def _load(self, head: bool, only: set[str] | None = None
-              ) -> tuple[dict[str, ir.Module], _Lines]:
-        modules: dict[str, ir.Module] = {}
-        lines = _Lines()
-        for path, change in self.changed.items():
-            if only is not None and path not in only:
-                continue
-            raw = self.files.head(path) if head else self.files.base(change.old_path or path)
+    def _reader(self, head: bool) -> Callable[[str], bytes | None]:
+        """A changed file's contents at head or at base (by its head path)."""
+        if head:
+            return self.files.head
+        return lambda path: self.files.base(self.changed[path].old_path or path)
+
+    def _parser(self, head: bool) -> Callable[[str], ir.Module | None]:
+        """Parses one changed file when the analysis reaches it; a file that cannot be
+        analysed at head is listed in ``failed``."""
+        read = self._reader(head)
+
+        def load(path: str) -> ir.Module | None:
+            raw = read(path)
             if raw is None:
-                continue
+                return None
             if len(raw) > MAX_FILE_BYTES:
                 if head:
                     self.failed[path] = (f"taint analysis skipped: the file is larger than "
                                          f"{MAX_FILE_BYTES >> 20} MiB")
-                continue
+                return None
             try:
-                modules[path] = parse_module(raw)
+                return parse_module(raw)
             except (RecursionError, ValueError, MemoryError) as exc:
                 if head:
                     self.failed[path] = f"taint analysis could not parse the file ({exc!r})"
-                continue
-            lines.raw[path] = raw
-        return modules, lines
+                return None
+        return load
 
-    def _run(self, modules: dict[str, ir.Module]) -> tuple[list[Hit], str | None]:
+    def _run(self, head: bool, paths: Iterable[str]) -> tuple[list[Hit], str | None]:
         try:
-            return Project(self.catalogue, modules).analyse(), None
+            return Project(self.catalogue, paths=paths, load=self._parser(head)).analyse(), None
         except RecursionError:
             return [], "taint analysis gave up: the code nests too deeply"
         except Exception as exc:
@@ -131,11 +135,14 @@ class TaintSession:
     def _analyse(self) -> dict[str, list[Flow]]:
         if not self.changed or not self.specs:
             return {}
-        head_modules, head_lines = self._load(True)
-        hits, error = self._run(head_modules)
+        head_lines = _Lines(self._reader(True))
+        hits, error = self._run(True, self.changed)
         if error is not None:
-            for path in head_modules:
-                self.failed.setdefault(path, error)
+            # Every file the engine would have analysed (parsed without error) gets it.
+            load = self._parser(True)
+            for path in self.changed:
+                if path not in self.failed and load(path) is not None:
+                    self.failed.setdefault(path, error)
             return {}
         touched = [any(s.line in self.changed[s.path].added for s in hit.trace.steps
                        if s.path in self.changed) for hit in hits]
@@ -145,8 +152,8 @@ class TaintSession:
                      for s in hit.trace.steps}
         base_keys: set[tuple[str, str, str, str]] = set()
         if untouched:
-            base_modules, base_lines = self._load(False, untouched)
-            base_hits, _ = self._run(base_modules)
+            base_lines = _Lines(self._reader(False))
+            base_hits, _ = self._run(False, [p for p in self.changed if p in untouched])
             base_keys = {_key(h, base_lines) for h in base_hits}
         out: dict[str, list[Flow]] = {}
         for hit, added in zip(hits, touched, strict=True):
@@ -168,17 +175,17 @@ class TaintSession:
 
 
 class _Lines:
-    """The lines of the analysed files, split only for the files a flow goes through (the
-    file contents are held anyway; their lines, for every file, would double that)."""
+    """The lines of the analysed files, read again and split only for the files a flow goes
+    through (holding every file's contents until the end would grow with the change)."""
 
-    def __init__(self) -> None:
-        self.raw: dict[str, bytes] = {}
+    def __init__(self, read: Callable[[str], bytes | None]) -> None:
+        self._read = read
         self._split: dict[str, list[str]] = {}
 
     def get(self, path: str) -> list[str]:
         found = self._split.get(path)
         if found is None:
-            raw = self.raw.get(path)
+            raw = self._read(path)
             found = [] if raw is None else raw.decode("utf-8", "replace").splitlines()
             self._split[path] = found
         return found

@@ -1,0 +1,95 @@
+"""The taint engine parses each module when the analysis reaches it and releases it after its
+turn: calls into a released module still resolve (to its functions' summaries), and the
+parsed code held at once does not grow with the number of modules."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pytest_secreview.analysis import ir
+from pytest_secreview.analysis.parse import parse_module
+from pytest_secreview.analysis.project import Project
+from pytest_secreview.analysis.values import Hit
+
+from .taintutil import catalogue
+
+HELPER = """
+import subprocess
+def run(cmd):
+    return subprocess.check_output(cmd, shell=True)
+"""
+VIEW = """
+from flask import request
+from tools.shell import run
+def view():
+    return run("grep " + request.args["q"])
+"""
+PLAIN = """
+import os
+def handler(name):
+    return os.path.join("/srv", name)
+"""
+
+
+def _lazy(files: dict[str, str]) -> tuple[list[Hit], list[int], list[str]]:
+    """Hits of a lazily parsing project over ``files`` (in that order), the number of
+    parsed modules held each time one more is parsed, and the order they were parsed in."""
+    held: list[int] = []
+    parsed: list[str] = []
+    project: Project
+
+    def load(path: str) -> ir.Module | None:
+        held.append(len(project.modules))
+        parsed.append(path)
+        return parse_module(textwrap.dedent(files[path]).encode())
+
+    project = Project(catalogue(), paths=list(files), load=load)
+    hits = project.analyse()
+    assert not project.modules, "every module is released after its turn"
+    return hits, held, parsed
+
+
+def _found(hits: list[Hit]) -> set[tuple[str, str, int, str]]:
+    return {(h.rule, h.sink_path, h.sink_line, h.trace.steps[0].path) for h in hits}
+
+
+@pytest.mark.parametrize("order", [("app.py", "tools/shell.py"), ("tools/shell.py", "app.py")])
+def test_a_call_into_a_module_resolves_before_and_after_its_release(
+        order: tuple[str, str]) -> None:
+    files = {"app.py": VIEW, "tools/shell.py": HELPER}
+    hits, _, parsed = _lazy({p: files[p] for p in order})
+    assert ("command-injection", "tools/shell.py", 4, "app.py") in _found(hits)
+    assert sorted(parsed) == sorted(files), "each module parsed exactly once"
+
+
+def test_independent_modules_are_held_one_at_a_time() -> None:
+    files = {f"pkg/m{i}.py": PLAIN for i in range(30)}
+    files["app.py"] = VIEW
+    files["tools/shell.py"] = HELPER
+    hits, held, _ = _lazy(files)
+    # app.py's call parses tools/shell.py while app.py is held: two at most.
+    assert max(held) <= 1
+    assert ("command-injection", "tools/shell.py", 4, "app.py") in _found(hits)
+
+
+def test_lazy_and_eager_projects_find_the_same_flows() -> None:
+    files = {"app.py": VIEW, "tools/shell.py": HELPER, "pkg/m.py": PLAIN}
+    eager = Project(catalogue(), {p: parse_module(textwrap.dedent(t).encode())
+                                  for p, t in files.items()}).analyse()
+    lazy, _, _ = _lazy(files)
+    assert eager == lazy
+
+
+def test_a_module_that_cannot_be_parsed_is_not_resolved() -> None:
+    held: list[str] = []
+
+    def load(path: str) -> ir.Module | None:
+        held.append(path)
+        return None if path == "tools/shell.py" else parse_module(
+            textwrap.dedent(VIEW).encode())
+
+    hits = Project(catalogue(), paths=["app.py", "tools/shell.py"], load=load).analyse()
+    assert not [h for h in hits if h.sink_path == "tools/shell.py"]
+    assert held.count("tools/shell.py") == 1, "an unusable module is asked for once"
