@@ -93,3 +93,13 @@ def test_a_module_that_cannot_be_parsed_is_not_resolved() -> None:
     hits = Project(catalogue(), paths=["app.py", "tools/shell.py"], load=load).analyse()
     assert not [h for h in hits if h.sink_path == "tools/shell.py"]
     assert held.count("tools/shell.py") == 1, "an unusable module is asked for once"
+
+
+def test_line_runs_hold_exactly_the_numbers_given() -> None:
+    from pytest_secreview.analysis.session import LineRuns
+
+    numbers = {1, 2, 3, 7, 9, 10, 40}
+    runs = LineRuns([10, 3, 1, 2, 7, 9, 40, 3])
+    assert {n for n in range(-2, 50) if n in runs} == numbers
+    assert "3" not in runs and 2.0 not in runs
+    assert 5 not in LineRuns([])

@@ -9,7 +9,9 @@ pull request that only deletes a sanitizer or a guard creates a flow without add
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,13 +37,36 @@ class FileSource(Protocol):
         """The file at the base revision (the merge base)."""
 
 
+class LineRuns:
+    """Line numbers held as runs of consecutive numbers: a new file's added lines are one
+    run (a set of every number would grow with each line of every changed file)."""
+
+    __slots__ = ("_ends", "_starts")
+
+    def __init__(self, numbers: Iterable[int]) -> None:
+        self._starts = array("q")
+        self._ends = array("q")
+        for number in sorted(set(numbers)):
+            if self._ends and number == self._ends[-1] + 1:
+                self._ends[-1] = number
+            else:
+                self._starts.append(number)
+                self._ends.append(number)
+
+    def __contains__(self, number: object) -> bool:
+        if not isinstance(number, int):
+            return False
+        i = bisect_right(self._starts, number) - 1
+        return i >= 0 and number <= self._ends[i]
+
+
 @dataclass(frozen=True)
 class ChangedFile:
     """What the session needs to know of one changed file."""
 
     path: str
     old_path: str | None  # the base path (renames)
-    added: frozenset[int]  # head line numbers added by the pull request
+    added: Container[int]  # head line numbers added by the pull request (see LineRuns)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..analysis.session import ChangedFile, TaintSession
+from ..analysis.session import ChangedFile, LineRuns, TaintSession
 from ..diff.model import ChangeKind, Diff
 from ..rules.matcher import DataflowTarget, FileHunks, PathFilter, Target
 from ..rules.model import Rule
@@ -60,7 +60,7 @@ def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession
         if not (f.reviewable and f.path.endswith((".py", ".pyw"))):
             continue
         old = f.old_path if f.old_path and f.old_path != f.path else None
-        changed.append(ChangedFile(f.path, old, frozenset(ln.number for ln in f.added_lines)))
+        changed.append(ChangedFile(f.path, old, LineRuns(ln.number for ln in f.added_lines)))
         if f.kind is not ChangeKind.ADDED:
             base_paths.append(old or f.path)
     head_paths = [c.path for c in changed]

@@ -44,7 +44,10 @@ class Quiet:
     repo: Path
     diff: Diff
     baseline: Baseline | None = None
-    _lines: dict[str, list[str] | None] = field(default_factory=dict, repr=False)
+    # Per file: its number of lines and its lines that hold the marker (only those can
+    # suppress; every line of every file with a finding would grow with the review).
+    _lines: dict[str, tuple[int, dict[int, str]] | None] = field(default_factory=dict,
+                                                                   repr=False)
     _added: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -84,21 +87,23 @@ class Quiet:
         return tuple(sorted(out, key=Finding.sort_key))
 
     def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding]) -> Finding:
-        lines = self._head_lines(finding.path)
-        if lines is None:
+        head = self._head_lines(finding.path)
+        if head is None:
             return finding
+        count, marked = head
         styles = comment_styles(finding.path)
         for number in (finding.line, finding.line - 1):
-            if not 1 <= number <= len(lines) or MARKER not in lines[number - 1]:
+            text = marked.get(number)
+            if not 1 <= number <= count or text is None:
                 continue
-            found = parse_line(lines[number - 1], number, styles)
+            found = parse_line(text, number, styles)
             if found is None:
                 continue
             # A comment naming no rule is reported wherever it sits on a finding.
             if not found.at(finding.line) or (found.rules and finding.rule not in found.rules):
                 continue
             if not found.valid:
-                self._problem(finding.path, found, lines[number - 1], problems)
+                self._problem(finding.path, found, text, problems)
                 continue
             return replace(finding, suppression="inline", suppression_reason=found.reason,
                            suppression_added=number in self._added_lines(finding.path))
@@ -126,12 +131,13 @@ class Quiet:
                     ln.number for ln in file.added_lines) if file else frozenset()
             return self._added[path]
 
-    def _head_lines(self, path: str) -> list[str] | None:
-        """``path``'s lines at the head revision (cached), or None when it cannot be read."""
+    def _head_lines(self, path: str) -> tuple[int, dict[int, str]] | None:
+        """``path``'s number of lines at the head revision and its lines holding the marker
+        (cached), or None when it cannot be read."""
         with self._lock:
             if path in self._lines:
                 return self._lines[path]
-        lines: list[str] | None = None
+        lines: tuple[int, dict[int, str]] | None = None
         if path and not path.startswith(("/", "-")):
             try:
                 blob = run_git(self.repo, "cat-file", "blob", "--end-of-options",
@@ -140,8 +146,9 @@ class Quiet:
                 blob = b""  # not a file at head (a model's finding elsewhere): nothing to read
             if len(blob) <= MAX_FILE_BYTES:
                 # git's lines: split on newlines only (not on the separators splitlines knows).
-                lines = [ln.removesuffix("\r") for ln in
-                         blob.decode("utf-8", "replace").split("\n")]
+                split = blob.decode("utf-8", "replace").split("\n")
+                lines = (len(split), {number: text.removesuffix("\r")
+                                      for number, text in enumerate(split, 1) if MARKER in text})
         with self._lock:
             self._lines[path] = lines
         return lines
