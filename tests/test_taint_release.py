@@ -5,6 +5,7 @@ parsed code held at once does not grow with the number of modules."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from pytest_secreview.analysis.parse import parse_module
 from pytest_secreview.analysis.project import Project
 from pytest_secreview.analysis.values import Hit
 
+from .gitutil import GitRepo
 from .taintutil import catalogue
 
 HELPER = """
@@ -103,3 +105,26 @@ def test_line_runs_hold_exactly_the_numbers_given() -> None:
     assert {n for n in range(-2, 50) if n in runs} == numbers
     assert "3" not in runs and 2.0 not in runs
     assert 5 not in LineRuns([])
+
+
+def test_git_files_read_any_file_in_any_order_through_a_small_window(tmp_path: Path) -> None:
+    from pytest_secreview.evaluation.files import GitFiles
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.py", "base a\n")
+    repo.write("gone.py", "base gone\n")
+    base = repo.commit("base")
+    texts = {f"m{i}.py": f"x = {i}\n" * (i + 1) for i in range(8)}
+    for rel, text in texts.items():
+        repo.write(rel, text)
+    repo.write("a.py", "head a\n")
+    head = repo.commit("head")
+    paths = [*texts, "a.py", "missing.py"]
+    files = GitFiles(repo.path, base, head, paths, ["a.py", "gone.py"], window_bytes=20)
+    for rel in [*reversed(paths), *paths, "m3.py", "m3.py", "m0.py"]:
+        expected = texts.get(rel, "head a\n" if rel == "a.py" else None)
+        assert files.head(rel) == (expected.encode() if expected else None), rel
+        # Only a window of files is held, never all of them.
+        assert len(files._window["head"]) <= 3
+    assert files.base("a.py") == b"base a\n" and files.base("gone.py") == b"base gone\n"
+    assert files.base("m1.py") is None and files.head("unasked.py") is None

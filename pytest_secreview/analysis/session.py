@@ -149,6 +149,22 @@ class TaintSession:
                 return None
         return load
 
+    def _lines(self, head: bool, wanted: set[tuple[str, int]]) -> _Lines:
+        """The stripped text of the ``wanted`` lines: each file read once, in the order the
+        files were given (the order the file source reads ahead in), and only those lines
+        kept, not every line of every file a flow goes through."""
+        read = self._reader(head)
+        by_path: dict[str, set[int]] = {}
+        for path, line in wanted:
+            by_path.setdefault(path, set()).add(line)
+        out: _Lines = {}
+        for path in [p for p in self.changed if p in by_path]:
+            raw = read(path)
+            text = [] if raw is None else raw.decode("utf-8", "replace").splitlines()
+            for line in by_path[path]:
+                out[(path, line)] = text[line - 1].strip() if 0 < line <= len(text) else ""
+        return out
+
     def _run(self, head: bool, paths: Iterable[str]) -> tuple[list[Hit], str | None]:
         try:
             return Project(self.catalogue, paths=paths, load=self._parser(head)).analyse(), None
@@ -160,7 +176,6 @@ class TaintSession:
     def _analyse(self) -> dict[str, list[Flow]]:
         if not self.changed or not self.specs:
             return {}
-        head_lines = _Lines(self._reader(True))
         hits, error = self._run(True, self.changed)
         if error is not None:
             # Every file the engine would have analysed (parsed without error) gets it.
@@ -175,10 +190,14 @@ class TaintSession:
         # only in the modules those flows go through (each step names its module).
         untouched = {s.path for hit, t in zip(hits, touched, strict=True) if not t
                      for s in hit.trace.steps}
+        # The text of every line a flow's report or its comparison with the base shows.
+        head_lines = self._lines(True, {(s.path, s.line) for hit in hits
+                                        for s in hit.trace.steps}
+                                 | {at for hit in hits for at in _key_lines(hit)})
         base_keys: set[tuple[str, str, str, str]] = set()
         if untouched:
-            base_lines = _Lines(self._reader(False))
             base_hits, _ = self._run(False, [p for p in self.changed if p in untouched])
+            base_lines = self._lines(False, {at for h in base_hits for at in _key_lines(h)})
             base_keys = {_key(h, base_lines) for h in base_hits}
         out: dict[str, list[Flow]] = {}
         for hit, added in zip(hits, touched, strict=True):
@@ -199,26 +218,17 @@ class TaintSession:
         return out
 
 
-class _Lines:
-    """The lines of the analysed files, read again and split only for the files a flow goes
-    through (holding every file's contents until the end would grow with the change)."""
-
-    def __init__(self, read: Callable[[str], bytes | None]) -> None:
-        self._read = read
-        self._split: dict[str, list[str]] = {}
-
-    def get(self, path: str) -> list[str]:
-        found = self._split.get(path)
-        if found is None:
-            raw = self._read(path)
-            found = [] if raw is None else raw.decode("utf-8", "replace").splitlines()
-            self._split[path] = found
-        return found
+_Lines = dict[tuple[str, int], str]
 
 
 def _line_text(lines: _Lines, path: str, line: int) -> str:
-    text = lines.get(path)
-    return text[line - 1].strip() if 0 < line <= len(text) else ""
+    return lines.get((path, line), "")
+
+
+def _key_lines(hit: Hit) -> list[tuple[str, int]]:
+    """The lines :func:`_key` reads."""
+    source = [(hit.trace.steps[0].path, hit.trace.steps[0].line)] if hit.trace.steps else []
+    return [*source, (hit.sink_path, hit.sink_line)]
 
 
 def _key(hit: Hit, lines: _Lines) -> tuple[str, str, str, str]:
