@@ -68,6 +68,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from .shared import WORKERINPUT_KEY, create_session_dir
 
         workerinput = getattr(config, "workerinput", None)
+        if not workerinput:  # the controller writes the artifacts, each as its item ends
+            from .reporting.artifacts import ItemSpill
+
+            summary.spill = ItemSpill(config.invocation_params.dir / settings.artifacts)
         config.stash[_SESSION_DIR] = (
             Path(workerinput[WORKERINPUT_KEY]) if workerinput else create_session_dir()
         )

@@ -64,3 +64,34 @@ def test_a_dataflow_items_task_holds_its_flow_files_only(
     # A dataflow item that found nothing put nothing in front of anyone.
     quiet = [t for k, (t, e) in dataflow.items() if not e["findings"]]
     assert quiet and all(t["hunks"] == "" for t in quiet)
+
+
+PROBE = textwrap.dedent('''\
+    from pathlib import Path
+
+    from pytest_secreview.reporting.artifacts import item_dir_name
+
+
+    def pytest_runtest_logfinish(nodeid, location):
+        item = Path("out/items") / item_dir_name(nodeid)
+        with open("seen.txt", "a") as fh:
+            fh.write(f"{(item / 'evaluation.json').is_file()} {nodeid}\\n")
+    ''')
+
+
+def test_each_items_artifacts_are_written_when_it_ends_not_held_to_the_end(
+        pytester: pytest.Pytester, review_repo: Build) -> None:
+    review_repo(pr={"shop/__init__.py": "", "shop/store.py": STORE, "shop/views.py": VIEW})
+    # A plugin (untracked, so not part of the reviewed change) that looks for each item's
+    # evaluation.json when pytest has finished the item.
+    (pytester.path / "probe.py").write_text(PROBE)
+    pytester.syspathinsert()
+    pytester.runpytest("-p", "probe", "--secreview", "--base", "main", "-p", "no:cacheprovider",
+                       "--secreview-rules", ":bundled", "--secreview-artifacts=out")
+    seen = (pytester.path / "seen.txt").read_text().splitlines()
+    rule_items = [line for line in seen if "::" in line and "rules/" in line
+                  and "intent" not in line]
+    assert len(rule_items) > 5
+    assert all(line.startswith("True ") for line in rule_items), rule_items
+    task = next((pytester.path / "out" / "items").glob("*path-traversal*/evaluation.json"))
+    assert json.loads(task.read_text())["outcome"] == "failed"
