@@ -257,8 +257,10 @@ def pytest_runtest_makereport(
 
         artifact = item.stash.get(ARTIFACT_KEY, None)
         if artifact is not None:
-            # Travels with the report to the xdist controller, which writes the artifacts.
+            # Travels with the report to the xdist controller, which writes the artifacts;
+            # the item lives to the session's end and need not hold it too.
             report.secreview_artifact = artifact  # type: ignore[attr-defined]
+            del item.stash[ARTIFACT_KEY]
     return report
 
 

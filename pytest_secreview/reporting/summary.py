@@ -72,6 +72,10 @@ class Summary:
         artifact = getattr(report, "secreview_artifact", None)
         if isinstance(artifact, dict):
             result.artifact = artifact
+            if self.spill is not None:
+                # pytest keeps every report to the end (the terminal's statistics): the
+                # artifact lives here only, until it is written.
+                del report.secreview_artifact
         if "secreview_findings" in props:
             result.findings = json.loads(props["secreview_findings"])
             result.usage = json.loads(props.get("secreview_usage", "{}"))
