@@ -24,7 +24,7 @@ from .evaluation.evaluate import Evaluation
 from .evaluation.findings import Finding
 from .evaluation.prompt import hunks_text
 from .rules.loader import RuleSource
-from .rules.matcher import Target
+from .rules.matcher import BatchTarget, DataflowTarget, Target
 from .rules.model import Rule
 from .severity import one_line
 from .state import ARTIFACT_KEY, EVALUATION_KEY, REVIEW_KEY, ReviewState
@@ -239,7 +239,7 @@ class RuleItem(pytest.Item):
                 "path": self.target.file.path,
                 "change": self.target.file.kind.value,
                 "old_path": self.target.file.old_path,
-                "hunks": redact(hunks_text(self.target)),
+                "hunks": redact(task_hunks(self.target, evaluation.findings)),
                 "sent": sent,
             },
             "evaluation": {**data, "transcript": transcript},
@@ -291,6 +291,22 @@ class RuleItem(pytest.Item):
         path = one_line(self.target.file.path)
         label = one_line(self.target.label)
         return Path(path), line, f"{self.target.rule.id}: {self.target.rule.title} [{label}]"
+
+
+def task_hunks(target: Target, findings: tuple[Finding, ...]) -> str:
+    """The hunks an item's task artifact records: what it put in front of the reviewer. A
+    dataflow item reads every changed file its rule's ``taint:`` section covers and sends
+    none of them anywhere; it records the hunks of the files its flows go through (its
+    evaluation lists every path it covered). Twelve taint rules times every changed file's
+    hunks would be most of a large review's artifacts and memory."""
+    if not isinstance(target, DataflowTarget):
+        return hunks_text(target)
+    used = {f.path for f in findings} | {step.path for f in findings for step in f.flow}
+    parts = [part for part in target.parts if part.file.path in used]
+    if not parts:
+        return ""
+    first, *rest = parts
+    return hunks_text(BatchTarget(target.rule, first.file, first.hunks, rest=tuple(rest)))
 
 
 class UnreviewedItem(pytest.Item):

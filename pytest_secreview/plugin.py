@@ -71,6 +71,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from .shared import HANDOFF_KEY, WORKERINPUT_KEY, create_session_dir
 
         workerinput = getattr(config, "workerinput", None)
+        if not workerinput:  # the controller writes the artifacts, each as its item ends
+            from .reporting.artifacts import ItemSpill
+
+            summary.spill = ItemSpill(config.invocation_params.dir / settings.artifacts)
         config.stash[_SESSION_DIR] = (
             Path(workerinput[WORKERINPUT_KEY]) if workerinput else create_session_dir()
         )
@@ -273,8 +277,10 @@ def pytest_runtest_makereport(
 
         artifact = item.stash.get(ARTIFACT_KEY, None)
         if artifact is not None:
-            # Travels with the report to the xdist controller, which writes the artifacts.
+            # Travels with the report to the xdist controller, which writes the artifacts;
+            # the item lives to the session's end and need not hold it too.
             report.secreview_artifact = artifact  # type: ignore[attr-defined]
+            del item.stash[ARTIFACT_KEY]
     return report
 
 

@@ -89,8 +89,8 @@ def _line(node: Node) -> int:
 def _text(node: Node | None) -> str:
     if node is None or not node.text:
         return ""
-    # Interned: a project repeats the same names and literals thousands of times, and every
-    # module's IR is held until the analysis ends (one copy of each, not one per use).
+    # Interned: a project repeats the same names and literals thousands of times, and the
+    # summaries and flows kept after a module's IR is released refer to them (one copy each).
     return sys.intern(node.text.decode("utf-8", "replace"))
 
 

@@ -10,6 +10,7 @@ summary, applied at each call site). A recursive call in progress falls back to 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from . import ir
@@ -53,27 +54,84 @@ def module_name(path: str) -> str:
 
 
 class Project:
-    """Resolves calls between the functions of the analysed modules and caches summaries."""
+    """Resolves calls between the functions of the analysed modules and caches summaries.
 
-    def __init__(self, cat: Catalogue, modules: dict[str, ir.Module]) -> None:
+    Modules are parsed when first needed (their own turn, or a call from another module
+    reaching one of their functions) and released after their turn: what another module's
+    calls need of them afterwards is the summaries of their top-level functions. So the
+    parsed code held at once is one module and the modules its calls reach, not all of them.
+    """
+
+    def __init__(self, cat: Catalogue, modules: Mapping[str, ir.Module] | None = None, *,
+                 paths: Iterable[str] = (),
+                 load: Callable[[str], ir.Module | None] | None = None) -> None:
+        """``modules`` already parsed, or ``paths`` and ``load`` (a path's IR, None when it
+        cannot be analysed) to parse each module when the analysis needs it."""
+        given = dict(modules or {})
         self.cat = cat
-        self.modules = {path: _index(path, m) for path, m in modules.items()}
-        self._by_name = {module_name(path): info for path, info in self.modules.items()}
+        self._order = [*given, *(p for p in paths if p not in given)]
+        self._parse = load or (lambda path: None)
+        self._given = given
+        self.modules: dict[str, ModuleInfo] = {}  # parsed and not yet released
+        self._sealed: dict[str, dict[str, Summary | None]] = {}  # released: top-level summaries
+        self._unusable: set[str] = set()  # ``load`` returned None
+        self._by_name: dict[str, list[str]] = {}
+        for path in self._order:
+            self._by_name.setdefault(module_name(path), []).append(path)
         self._summaries: dict[int, Summary | None] = {}
-        self._lookups: dict[str, ModuleInfo | None] = {}
+        self._lookups: dict[str, str | None] = {}
         self.hits: list[Hit] = []
 
-    # -- resolution -----------------------------------------------------------------------
-    def _module(self, dotted: str) -> ModuleInfo | None:
+    # -- modules --------------------------------------------------------------------------
+    def _usable(self, path: str) -> bool:
+        return path in self._sealed or self._open(path) is not None
+
+    def _open(self, path: str) -> ModuleInfo | None:
+        """The parsed module ``path`` (parsing it now), or None when it cannot be analysed."""
+        info = self.modules.get(path)
+        if info is not None or path in self._unusable or path in self._sealed:
+            return info
+        module = self._given.pop(path, None) or self._parse(path)
+        if module is None:
+            self._unusable.add(path)
+            return None
+        info = _index(path, module)
+        globals_run = FunctionRun(path, self.cat, dict(info.imports), _NoCalls())
+        info.globals = globals_run.block(module.body, State()) or State()
+        self.modules[path] = info
+        return info
+
+    def _module(self, dotted: str) -> str | None:
         if dotted in self._lookups:
             return self._lookups[dotted]
-        found = self._by_name.get(dotted)
+        # The last usable module of that name (two paths can name one module: a.py, a/).
+        found = next((p for p in reversed(self._by_name.get(dotted, [])) if self._usable(p)),
+                     None)
         if found is None:  # a package root below the repository root (src/, app/)
             suffix = "." + dotted
-            matches = [m for name, m in self._by_name.items() if name.endswith(suffix)]
-            found = matches[0] if len(matches) == 1 else None
+            usable: list[str] = []
+            for name, paths in self._by_name.items():
+                if name.endswith(suffix):
+                    path = next((p for p in reversed(paths) if self._usable(p)), None)
+                    usable.extend([path] if path is not None else [])
+                    if len(usable) > 1:
+                        break  # ambiguous: no need to parse the others
+            found = usable[0] if len(usable) == 1 else None
         self._lookups[dotted] = found
         return found
+
+    def _function(self, dotted: str, attr: str) -> Summary | None:
+        """The summary of the top-level function ``attr`` of the module ``dotted``."""
+        path = self._module(dotted)
+        if path is None:
+            return None
+        sealed = self._sealed.get(path)
+        if sealed is not None:
+            return sealed.get(attr)
+        other = self._open(path)
+        if other is None or attr not in other.functions:
+            return None
+        return self.summary(other, other.functions[attr])
 
     def resolve(self, run: Evaluator, call: ir.Call) -> tuple[Summary, bool] | None:
         """The summary of the function ``call`` reaches, if it is one of ours."""
@@ -106,10 +164,8 @@ class Project:
             name = run.dotted(func)
             if name and "." in name and "(" not in name:
                 module, _, attr = name.rpartition(".")
-                other = self._module(module)
-                if other is not None and attr in other.functions:
-                    target = (other, other.functions[attr])
-        if target is None:
+                found = self._function(module, attr)
+                return (found, False) if found is not None else None
             return None
         summary = self.summary(*target)
         return (summary, method) if summary is not None else None
@@ -139,6 +195,27 @@ class Project:
         summary = Summary(returns, facts, params, fields)
         self._summaries[key] = summary
         return summary
+
+    def _turn(self, info: ModuleInfo) -> None:
+        """Every function, the classes' second pass and the top level of ``info``; then its
+        parsed code is released and only its top-level functions' summaries are kept."""
+        for func in info.defs:
+            self.summary(info, func)
+        for owner in info.classes.values():
+            if owner.fields:  # a second pass: methods read fields other methods store
+                for func in owner.methods.values():
+                    run = self._run(info, func, owner)
+                    self.hits.extend(h for h in run.hits
+                                     if not h.trace.origin.startswith("param:"))
+        top = FunctionRun(info.path, self.cat, dict(info.imports), self)
+        top.globals = None
+        top.block(info.module.body, State())
+        self.hits.extend(h for h in top.hits if not h.trace.origin.startswith("param:"))
+        self._sealed[info.path] = {name: self._summaries.get(id(func))
+                                   for name, func in info.functions.items()}
+        for func in info.defs:  # an id is reused once its function is freed
+            self._summaries.pop(id(func), None)
+        del self.modules[info.path]
 
     def _run(self, info: ModuleInfo, func: ir.FuncDef, owner: ClassInfo | None) -> FunctionRun:
         run = FunctionRun(info.path, self.cat, dict(info.imports), self,
@@ -178,28 +255,29 @@ class Project:
 
     def analyse(self) -> list[Hit]:
         """Every flow from a source to a sink in the analysed modules (deduplicated)."""
-        for info in self.modules.values():
-            globals_run = FunctionRun(info.path, self.cat, dict(info.imports), _NoCalls())
-            info.globals = globals_run.block(info.module.body, State()) or State()
-        for info in self.modules.values():
-            for func in info.defs:
-                self.summary(info, func)
-            for owner in info.classes.values():
-                if owner.fields:  # a second pass: methods read fields other methods store
-                    for func in owner.methods.values():
-                        run = self._run(info, func, owner)
-                        self.hits.extend(h for h in run.hits
-                                         if not h.trace.origin.startswith("param:"))
-            top = FunctionRun(info.path, self.cat, dict(info.imports), self)
-            top.globals = None
-            top.block(info.module.body, State())
-            self.hits.extend(h for h in top.hits if not h.trace.origin.startswith("param:"))
+        for path in self._order:
+            if self._open(path) is None:
+                continue
+            # This module's turn, then at once the turns of the modules its calls reached
+            # (parsed by then): each is released after its turn.
+            while self.modules:
+                self._turn(next(iter(self.modules.values())))
         unique: dict[tuple[str, str, int, tuple[tuple[str, int], ...]], Hit] = {}
-        for hit in self.hits:
+        # In a canonical order, not the order functions happened to be run in: the modules
+        # are analysed in the order calls reach them, and a tie (two flows to one sink) must
+        # not be decided by which module was analysed first.
+        for hit in sorted(self.hits, key=_hit_order):
             key = (hit.rule, hit.sink_path, hit.sink_line,
                    tuple((s.path, s.line) for s in hit.trace.steps))
             unique.setdefault(key, hit)
         return list(unique.values())
+
+
+def _hit_order(hit: Hit) -> tuple[object, ...]:
+    # Hits at the same positions keep the order one run found them in (a line with two
+    # sinks of one rule reports the first); sorted is stable.
+    return (hit.rule, hit.sink_path, hit.sink_line,
+            tuple((s.path, s.line) for s in hit.trace.steps))
 
 
 class _NoCalls:

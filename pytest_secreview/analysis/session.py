@@ -9,7 +9,9 @@ pull request that only deletes a sanitizer or a guard creates a flow without add
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,13 +37,36 @@ class FileSource(Protocol):
         """The file at the base revision (the merge base)."""
 
 
+class LineRuns:
+    """Line numbers held as runs of consecutive numbers: a new file's added lines are one
+    run (a set of every number would grow with each line of every changed file)."""
+
+    __slots__ = ("_ends", "_starts")
+
+    def __init__(self, numbers: Iterable[int]) -> None:
+        self._starts = array("q")
+        self._ends = array("q")
+        for number in sorted(set(numbers)):
+            if self._ends and number == self._ends[-1] + 1:
+                self._ends[-1] = number
+            else:
+                self._starts.append(number)
+                self._ends.append(number)
+
+    def __contains__(self, number: object) -> bool:
+        if not isinstance(number, int):
+            return False
+        i = bisect_right(self._starts, number) - 1
+        return i >= 0 and number <= self._ends[i]
+
+
 @dataclass(frozen=True)
 class ChangedFile:
     """What the session needs to know of one changed file."""
 
     path: str
     old_path: str | None  # the base path (renames)
-    added: frozenset[int]  # head line numbers added by the pull request
+    added: Container[int]  # head line numbers added by the pull request (see LineRuns)
 
 
 @dataclass(frozen=True)
@@ -96,33 +121,53 @@ class TaintSession:
             self._flows = self._analyse()
         return self.failed.get(path)
 
-    def _load(self, head: bool, only: set[str] | None = None
-              ) -> tuple[dict[str, ir.Module], _Lines]:
-        modules: dict[str, ir.Module] = {}
-        lines = _Lines()
-        for path, change in self.changed.items():
-            if only is not None and path not in only:
-                continue
-            raw = self.files.head(path) if head else self.files.base(change.old_path or path)
+    def _reader(self, head: bool) -> Callable[[str], bytes | None]:
+        """A changed file's contents at head or at base (by its head path)."""
+        if head:
+            return self.files.head
+        return lambda path: self.files.base(self.changed[path].old_path or path)
+
+    def _parser(self, head: bool) -> Callable[[str], ir.Module | None]:
+        """Parses one changed file when the analysis reaches it; a file that cannot be
+        analysed at head is listed in ``failed``."""
+        read = self._reader(head)
+
+        def load(path: str) -> ir.Module | None:
+            raw = read(path)
             if raw is None:
-                continue
+                return None
             if len(raw) > MAX_FILE_BYTES:
                 if head:
                     self.failed[path] = (f"taint analysis skipped: the file is larger than "
                                          f"{MAX_FILE_BYTES >> 20} MiB")
-                continue
+                return None
             try:
-                modules[path] = parse_module(raw)
+                return parse_module(raw)
             except (RecursionError, ValueError, MemoryError) as exc:
                 if head:
                     self.failed[path] = f"taint analysis could not parse the file ({exc!r})"
-                continue
-            lines.raw[path] = raw
-        return modules, lines
+                return None
+        return load
 
-    def _run(self, modules: dict[str, ir.Module]) -> tuple[list[Hit], str | None]:
+    def _lines(self, head: bool, wanted: set[tuple[str, int]]) -> _Lines:
+        """The stripped text of the ``wanted`` lines: each file read once, in the order the
+        files were given (the order the file source reads ahead in), and only those lines
+        kept, not every line of every file a flow goes through."""
+        read = self._reader(head)
+        by_path: dict[str, set[int]] = {}
+        for path, line in wanted:
+            by_path.setdefault(path, set()).add(line)
+        out: _Lines = {}
+        for path in [p for p in self.changed if p in by_path]:
+            raw = read(path)
+            text = [] if raw is None else raw.decode("utf-8", "replace").splitlines()
+            for line in by_path[path]:
+                out[(path, line)] = text[line - 1].strip() if 0 < line <= len(text) else ""
+        return out
+
+    def _run(self, head: bool, paths: Iterable[str]) -> tuple[list[Hit], str | None]:
         try:
-            return Project(self.catalogue, modules).analyse(), None
+            return Project(self.catalogue, paths=paths, load=self._parser(head)).analyse(), None
         except RecursionError:
             return [], "taint analysis gave up: the code nests too deeply"
         except Exception as exc:
@@ -131,11 +176,13 @@ class TaintSession:
     def _analyse(self) -> dict[str, list[Flow]]:
         if not self.changed or not self.specs:
             return {}
-        head_modules, head_lines = self._load(True)
-        hits, error = self._run(head_modules)
+        hits, error = self._run(True, self.changed)
         if error is not None:
-            for path in head_modules:
-                self.failed.setdefault(path, error)
+            # Every file the engine would have analysed (parsed without error) gets it.
+            load = self._parser(True)
+            for path in self.changed:
+                if path not in self.failed and load(path) is not None:
+                    self.failed.setdefault(path, error)
             return {}
         touched = [any(s.line in self.changed[s.path].added for s in hit.trace.steps
                        if s.path in self.changed) for hit in hits]
@@ -143,10 +190,14 @@ class TaintSession:
         # only in the modules those flows go through (each step names its module).
         untouched = {s.path for hit, t in zip(hits, touched, strict=True) if not t
                      for s in hit.trace.steps}
+        # The text of every line a flow's report or its comparison with the base shows.
+        head_lines = self._lines(True, {(s.path, s.line) for hit in hits
+                                        for s in hit.trace.steps}
+                                 | {at for hit in hits for at in _key_lines(hit)})
         base_keys: set[tuple[str, str, str, str]] = set()
         if untouched:
-            base_modules, base_lines = self._load(False, untouched)
-            base_hits, _ = self._run(base_modules)
+            base_hits, _ = self._run(False, [p for p in self.changed if p in untouched])
+            base_lines = self._lines(False, {at for h in base_hits for at in _key_lines(h)})
             base_keys = {_key(h, base_lines) for h in base_hits}
         out: dict[str, list[Flow]] = {}
         for hit, added in zip(hits, touched, strict=True):
@@ -167,26 +218,17 @@ class TaintSession:
         return out
 
 
-class _Lines:
-    """The lines of the analysed files, split only for the files a flow goes through (the
-    file contents are held anyway; their lines, for every file, would double that)."""
-
-    def __init__(self) -> None:
-        self.raw: dict[str, bytes] = {}
-        self._split: dict[str, list[str]] = {}
-
-    def get(self, path: str) -> list[str]:
-        found = self._split.get(path)
-        if found is None:
-            raw = self.raw.get(path)
-            found = [] if raw is None else raw.decode("utf-8", "replace").splitlines()
-            self._split[path] = found
-        return found
+_Lines = dict[tuple[str, int], str]
 
 
 def _line_text(lines: _Lines, path: str, line: int) -> str:
-    text = lines.get(path)
-    return text[line - 1].strip() if 0 < line <= len(text) else ""
+    return lines.get((path, line), "")
+
+
+def _key_lines(hit: Hit) -> list[tuple[str, int]]:
+    """The lines :func:`_key` reads."""
+    source = [(hit.trace.steps[0].path, hit.trace.steps[0].line)] if hit.trace.steps else []
+    return [*source, (hit.sink_path, hit.sink_line)]
 
 
 def _key(hit: Hit, lines: _Lines) -> tuple[str, str, str, str]:

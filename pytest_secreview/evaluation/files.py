@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..analysis.session import ChangedFile, TaintSession
+from ..analysis.session import ChangedFile, LineRuns, TaintSession
 from ..diff.model import ChangeKind, Diff
 from ..rules.model import Rule
 from ..tools.gittree import GitTree
@@ -19,34 +19,61 @@ from ..triage.plan import TAINT_SUFFIXES
 READ_DEADLINE = 120.0
 
 
+#: Blobs read from git at once (and held) while the taint engine walks the changed files.
+WINDOW_BYTES = 1 << 20
+
+
 class GitFiles:
-    """A :class:`~pytest_secreview.analysis.session.FileSource` over two commits."""
+    """A :class:`~pytest_secreview.analysis.session.FileSource` over two commits.
+
+    The engine reads the changed files in the order it was given them (with a few jumps to
+    a called module): each miss reads the requested file and the ones after it, up to
+    ``window_bytes``, in one ``git cat-file --batch``, and only that window is held.
+    """
 
     def __init__(self, repo: Path, base_sha: str, head_sha: str,
-                 head_paths: Sequence[str], base_paths: Sequence[str]) -> None:
+                 head_paths: Sequence[str], base_paths: Sequence[str], *,
+                 window_bytes: int = WINDOW_BYTES) -> None:
+        self._window_bytes = window_bytes
         self._trees = {"head": GitTree(repo, head_sha), "base": GitTree(repo, base_sha)}
         self._wanted = {"head": tuple(head_paths), "base": tuple(base_paths)}
-        self._blobs: dict[str, dict[str, bytes]] = {}
+        self._where = {side: {p: i for i, p in enumerate(paths)}
+                       for side, paths in self._wanted.items()}
+        self._window: dict[str, dict[str, bytes]] = {"head": {}, "base": {}}
+        self._deadline: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def _side(self, side: str) -> dict[str, bytes]:
+    def _read(self, side: str, path: str) -> bytes | None:
         with self._lock:
-            if side not in self._blobs:
-                tree = self._trees[side]
-                entries = [tree.entries[p] for p in self._wanted[side]
-                           if p in tree.entries and tree.entries[p].kind == "file"]
-                deadline = time.monotonic() + READ_DEADLINE
-                self._blobs[side] = {e.path: data
-                                     for e, data in tree.iter_blobs(entries, deadline=deadline)}
-            return self._blobs[side]
+            window = self._window[side]
+            if path in window:
+                return window[path]
+            start = self._where[side].get(path)
+            if start is None:
+                return None
+            # One deadline per revision, from its first read (as when it was read at once).
+            deadline = self._deadline.setdefault(side, time.monotonic() + READ_DEADLINE)
+            tree = self._trees[side]
+            entries = []
+            size = 0
+            for wanted in self._wanted[side][start:]:
+                entry = tree.entries.get(wanted)
+                if entry is not None and entry.kind == "file":
+                    entries.append(entry)
+                    size += entry.size
+                    if size >= self._window_bytes:
+                        break
+            window = {e.path: data for e, data in tree.iter_blobs(entries, deadline=deadline)}
+            self._window[side] = window
+            return window.get(path)
 
     def head(self, path: str) -> bytes | None:
         """``path`` at the head revision, or None."""
-        return self._side("head").get(path)
+        return self._read("head", path)
 
     def base(self, path: str) -> bytes | None:
         """``path`` at the base revision, or None."""
-        return self._side("base").get(path)
+        return self._read("base", path)
 
 
 def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession | None:
@@ -60,7 +87,7 @@ def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession
         if not (f.reviewable and f.path.endswith(TAINT_SUFFIXES)):
             continue
         old = f.old_path if f.old_path and f.old_path != f.path else None
-        changed.append(ChangedFile(f.path, old, frozenset(ln.number for ln in f.added_lines)))
+        changed.append(ChangedFile(f.path, old, LineRuns(ln.number for ln in f.added_lines)))
         if f.kind is not ChangeKind.ADDED:
             base_paths.append(old or f.path)
     head_paths = [c.path for c in changed]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,10 @@ class Summary:
     """Every secreview item's result, keyed by node id."""
 
     items: dict[str, ItemResult] = field(default_factory=dict)
+    #: Writes one item's artifacts (node id, artifact, outcome) and says whether it did: the
+    #: controller sets it, so each item's artifact is written when its last report arrives
+    #: and not held until the session ends. An artifact it did not write stays for the end.
+    spill: Callable[[str, dict[str, Any], str], bool] | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """pytest hook: this object is registered as a plugin while the review runs."""
@@ -67,6 +72,10 @@ class Summary:
         artifact = getattr(report, "secreview_artifact", None)
         if isinstance(artifact, dict):
             result.artifact = artifact
+            if self.spill is not None:
+                # pytest keeps every report to the end (the terminal's statistics): the
+                # artifact lives here only, until it is written.
+                del report.secreview_artifact
         if "secreview_findings" in props:
             result.findings = json.loads(props["secreview_findings"])
             result.usage = json.loads(props.get("secreview_usage", "{}"))
@@ -91,6 +100,9 @@ class Summary:
             result.outcome, result.reason = "passed", None
         elif report.when == "setup" and result.reason is None:
             result.reason = "evaluated but never judged"
+        if report.when == "teardown" and result.artifact is not None and self.spill is not None \
+                and self.spill(report.nodeid, result.artifact, result.outcome):
+            result.artifact = None  # written: the outcome is final after teardown
 
     def outcomes(self) -> Counter[str]:
         """Items per outcome."""

@@ -53,9 +53,12 @@ class Quiet:
     repo: Path
     diff: Diff
     baseline: Baseline | None = None
-    _lines: dict[str, list[str] | None] = field(default_factory=dict, repr=False)
+    # Per file: its number of lines and its lines that hold the marker outside a string
+    # spanning lines (only those can suppress; every line of every file with a finding would
+    # grow with the review).
+    _lines: dict[str, tuple[int, dict[int, str]] | None] = field(default_factory=dict,
+                                                                   repr=False)
     _added: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
-    _strings: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def apply(self, findings: Iterable[Finding], rule: str | None = None,
@@ -100,28 +103,28 @@ class Quiet:
 
     def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding],
                 fact: bool) -> Finding:
-        lines = self._head_lines(finding.path)
-        if lines is None:
+        head = self._head_lines(finding.path)
+        if head is None:
             return finding
+        count, marked = head
         styles = comment_styles(finding.path)
         for number in (finding.line, finding.line - 1):
-            if not 1 <= number <= len(lines) or MARKER not in lines[number - 1]:
+            text = marked.get(number)
+            if not 1 <= number <= count or text is None:
                 continue
-            if number in self._in_strings(finding.path, lines):
-                continue  # the words sit in a string spanning lines, not in a comment
-            found = parse_line(lines[number - 1], number, styles)
+            found = parse_line(text, number, styles)
             if found is None:
                 continue
             # A comment naming no rule is reported wherever it sits on a finding.
             if not found.at(finding.line) or (found.rules and finding.rule not in found.rules):
                 continue
             if not found.valid:
-                self._problem(finding.path, found, lines[number - 1], problems)
+                self._problem(finding.path, found, text, problems)
                 continue
             added_lines = self._added_lines(finding.path)
             added = number in added_lines or finding.line in added_lines
             if added and fact:
-                self._credential(finding.path, found, lines[number - 1], problems)
+                self._credential(finding.path, found, text, problems)
                 return finding
             return replace(finding, suppression="inline", suppression_reason=found.reason,
                            suppression_added=added)
@@ -153,12 +156,6 @@ class Quiet:
             fingerprint=fingerprint(SUPPRESSION_RULE, path, text),
         ))
 
-    def _in_strings(self, path: str, lines: list[str]) -> frozenset[int]:
-        with self._lock:
-            if path not in self._strings:
-                self._strings[path] = inside_strings(lines, path)
-            return self._strings[path]
-
     def _added_lines(self, path: str) -> frozenset[int]:
         with self._lock:
             if path not in self._added:
@@ -167,12 +164,13 @@ class Quiet:
                     ln.number for ln in file.added_lines) if file else frozenset()
             return self._added[path]
 
-    def _head_lines(self, path: str) -> list[str] | None:
-        """``path``'s lines at the head revision (cached), or None when it cannot be read."""
+    def _head_lines(self, path: str) -> tuple[int, dict[int, str]] | None:
+        """``path``'s number of lines at the head revision and its lines holding the marker
+        (cached), or None when it cannot be read."""
         with self._lock:
             if path in self._lines:
                 return self._lines[path]
-        lines: list[str] | None = None
+        lines: tuple[int, dict[int, str]] | None = None
         if path and not path.startswith(("/", "-")):
             try:
                 blob = run_git(self.repo, "cat-file", "blob", "--end-of-options",
@@ -181,8 +179,13 @@ class Quiet:
                 blob = b""  # not a file at head (a model's finding elsewhere): nothing to read
             if len(blob) <= MAX_FILE_BYTES:
                 # git's lines: split on newlines only (not on the separators splitlines knows).
-                lines = [ln.removesuffix("\r") for ln in
-                         blob.decode("utf-8", "replace").split("\n")]
+                split = blob.decode("utf-8", "replace").split("\n")
+                marked = {number: text.removesuffix("\r")
+                          for number, text in enumerate(split, 1) if MARKER in text}
+                if marked:  # the words in a string spanning lines are not a comment
+                    in_strings = inside_strings(split, path)
+                    marked = {n: text for n, text in marked.items() if n not in in_strings}
+                lines = (len(split), marked)
         with self._lock:
             self._lines[path] = lines
         return lines
