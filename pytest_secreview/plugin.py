@@ -72,7 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         workerinput = getattr(config, "workerinput", None)
         if not workerinput:  # the controller writes the artifacts, each as its item ends
-            from .reporting.artifacts import ItemSpill
+            from .reporting.spill import ItemSpill
 
             summary.spill = ItemSpill(config.invocation_params.dir / settings.artifacts)
         config.stash[_SESSION_DIR] = (

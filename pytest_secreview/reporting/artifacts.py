@@ -105,24 +105,3 @@ class ArtifactWriter:
         self.write_text(f"{base}/task.json", dump_json(artifact.get("task", {})))
         evaluation = {**artifact.get("evaluation", {}), "outcome": outcome}
         self.write_text(f"{base}/evaluation.json", dump_json(evaluation))
-
-
-class ItemSpill:
-    """Writes each item's artifacts as soon as its outcome is final (``Summary.spill``), so a
-    review of thousands of items does not hold every item's task and evaluation until the
-    session ends. After a write fails it writes nothing more: the remaining artifacts are
-    written (or the failure reported) with the other outputs at the end."""
-
-    def __init__(self, root: Path) -> None:
-        self._writer = ArtifactWriter(root, own=True)
-        self.error: str | None = None
-
-    def __call__(self, nodeid: str, artifact: dict[str, Any], outcome: str) -> bool:
-        if self.error is not None:
-            return False
-        try:
-            self._writer.write_item(nodeid, artifact, outcome)
-        except OSError as exc:
-            self.error = str(exc)
-            return False
-        return True
