@@ -557,7 +557,8 @@ Target: no model call and under 3 s + start-up ({limit:.2f} s): {_met(ok)}.
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=None, help="items (default 200)")
+    parser.add_argument("--items", type=int, default=None,
+                        help="items (default 200; the workers measure: 12 and 200)")
     parser.add_argument("--latency", type=float, default=None,
                         help="seconds per model turn (default 0.5)")
     parser.add_argument("--workers", default=None, help="comma-separated -n values "
@@ -592,12 +593,13 @@ def main() -> int:
     sections: list[tuple[str, str]] = []
     failed: list[str] = []
     if "workers" in only:
-        from e2e_workers import LATENCY, measure_workers, workers_section
+        from e2e_workers import LATENCY, SIZES, measure_workers, workers_section
 
         print("small pull requests and -n:", flush=True)
         lat = args.latency if args.latency is not None else LATENCY
         machine = machine_note(os.getloadavg())
-        rows = measure_workers(env, latency=lat, repeat=repeat)
+        sizes = (args.items,) if args.items else SIZES  # --items: that size only
+        rows = measure_workers(env, sizes, latency=lat, repeat=repeat)
         sections.append(("e2e-workers", workers_section(rows, command, machine, lat, repeat)))
         if not any(r.items == 12 and r.workers == 4 and r.speedup >= 2 for r in rows):
             failed.append("workers")
