@@ -92,12 +92,19 @@ def _parser(specs: Sequence[_Spec]) -> argparse.ArgumentParser:
     return parser
 
 
+_PARSERS: dict[int, tuple[Sequence[_Spec], argparse.ArgumentParser]] = {}
+
+
 def parse_command_line(specs: Sequence[_Spec], args: Sequence[str]) -> CommandLine:
     """Parse ``args`` for the options in ``specs`` and pytest's selection options; anything
     else is ignored (pytest has parsed it already)."""
-    parser = _parser(specs)
+    # Built once per option table: a session parses its command line several times
+    # (trust, steering, options), and building the parser costs more than using it.
+    parser = _PARSERS.get(id(specs))
+    if parser is None or parser[0] is not specs:
+        parser = _PARSERS[id(specs)] = (specs, _parser(specs))
     try:
-        namespace, unknown = parser.parse_known_args(list(args))
+        namespace, unknown = parser[1].parse_known_args(list(args))
     except argparse.ArgumentError:
         # pytest accepted these arguments; a value we cannot place is not one of ours.
         namespace, unknown = argparse.Namespace(), []

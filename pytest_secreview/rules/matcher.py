@@ -190,6 +190,9 @@ class PreparedDiff:
         self._suffixes = [path_suffix(f.path) for f in self.files]
         self._checks: dict[int, _RuleCheck] = {}
         self._hits: list[list[_Hits]] = []
+        # Pattern index -> the files (indices into ``files``) where it hit in some hunk.
+        self._added_files: dict[int, set[int]] = {}
+        self._removed_files: dict[int, set[int]] = {}
         self._targets: dict[int, list[Target]] = {}
 
     def index(self, rules: Iterable[Rule]) -> None:
@@ -199,6 +202,13 @@ class PreparedDiff:
         removed = _PatternSet(p for r in rules for p in r.grep_removed)
         self._checks = {id(r): _RuleCheck(r, added, removed) for r in rules}
         self._hits = [[_scan(h, added, removed) for h in file.hunks] for file in self.files]
+        self._added_files, self._removed_files = {}, {}
+        for n, hits in enumerate(self._hits):
+            for hit in hits:
+                for pid in hit.added:
+                    self._added_files.setdefault(pid, set()).add(n)
+                for pid in hit.removed:
+                    self._removed_files.setdefault(pid, set()).add(n)
         self._targets = {}
 
     def targets(self, rule: Rule) -> list[Target]:
@@ -213,14 +223,35 @@ class PreparedDiff:
             found = self._targets[id(rule)] = self._compute(rule)
         return found
 
+    def _candidates(self, check: _RuleCheck) -> Iterable[int]:
+        """The files that can hold a matching hunk, in order: a superset, from which the
+        pattern index rules out at once the files whose hunks hit none of the rule's
+        patterns (most files, for most rules) before any per-hunk check."""
+        if not check.has_added_grep and not check.removed:
+            return range(len(self.files))
+        found: set[int] = set()
+        if check.has_added_grep:
+            added = self._added_files
+            pool: set[int] | None = None
+            for pid in check.all:
+                pool = set(added.get(pid, ())) if pool is None else pool & added.get(pid, set())
+            if check.any:
+                some = set().union(*(added.get(pid, ()) for pid in check.any))
+                pool = some if pool is None else pool & some
+            found |= pool or set()
+        for pid in check.removed:
+            found |= self._removed_files.get(pid, set())
+        return sorted(found)
+
     def _compute(self, rule: Rule) -> list[Target]:
         check = self._checks[id(rule)]
         targets = []
-        for file, suffix, hits in zip(self.files, self._suffixes, self._hits, strict=True):
+        for n in self._candidates(check):
+            file, hits = self.files[n], self._hits[n]
             # The set arithmetic is cheaper than the globs, and rules out most files first.
             hunks = tuple(h for h, hit in zip(file.hunks, hits, strict=True)
                           if check.hunk_matches(hit))
-            if hunks and check.paths.selects(file.path, suffix):
+            if hunks and check.paths.selects(file.path, self._suffixes[n]):
                 targets.append(Target(rule, file, hunks))
         return targets
 
