@@ -325,6 +325,21 @@ def test_diff_is_against_the_merge_base(tmp_path: Path) -> None:
     assert [f.path for f in diff.files] == ["feature.py"]
 
 
+def test_paths_limit_the_diff_literally(tmp_path: Path) -> None:
+    # Fix mode re-checks one file of a large pull request: git diffs only that file, and a
+    # name holding glob characters names itself, not a pattern.
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("keep.txt", "k\n")
+    repo.commit("base")
+    repo.branch("pr")
+    for name in ("a[1].py", "a1.py", "b.py", "sub/c.py"):
+        repo.write(name, "x\n")
+    repo.commit("pull request")
+    diff = load_diff(repo.path, "main", "pr", paths={"a[1].py", "sub/c.py"})
+    assert [f.path for f in diff.files] == ["a[1].py", "sub/c.py"]
+    assert load_diff(repo.path, "main", "pr", paths=set()).files == ()
+
+
 def test_empty_diff(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.write("a.py", "a\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -156,8 +156,10 @@ def load_diff(
     head_ref: str = "HEAD",
     *,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    paths: Collection[str] | None = None,
 ) -> Diff:
-    """Parse the diff of ``merge-base(base_ref, head_ref)..head_ref`` in ``repo``.
+    """Parse the diff of ``merge-base(base_ref, head_ref)..head_ref`` in ``repo`` (``paths``:
+    only those files, taken literally; git then pairs renames only among them).
 
     The patch is streamed from one ``git diff`` process and parsed as it arrives, so memory
     stays bounded by ``max_file_bytes`` per file (larger files come back with
@@ -174,8 +176,12 @@ def load_diff(
     # Run from inside the git directory as a bare repository: git then ignores the working
     # tree's .gitattributes, which the pull request controls and could use to mark source
     # files "-diff" (shown as binary, so never reviewed).
+    if paths is not None and not paths:
+        return Diff(base_sha=merge_base, head_sha=head_sha, files=())  # no pathspec = all
+    pathspecs = [f":(literal){path}" for path in sorted(paths)] if paths is not None else []
     proc = popen_git(
-        git_dir, "--bare", "diff", *DIFF_OPTIONS, "--end-of-options", merge_base, head_sha, "--"
+        git_dir, "--bare", "diff", *DIFF_OPTIONS, "--end-of-options", merge_base, head_sha, "--",
+        *pathspecs,
     )
     assert proc.stdout is not None and proc.stderr is not None
     stderr = bytearray()

@@ -10,7 +10,7 @@ so a figure measured through it is a figure of the product.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..diff.git import load_diff
@@ -81,9 +81,7 @@ def review_range(
     Raises :class:`~pytest_secreview.errors.SecreviewError` subclasses with actionable
     messages (unknown ref, not a repository, no rule files).
     """
-    diff = load_diff(repo, base, head)
-    if paths is not None:
-        diff = replace(diff, files=tuple(f for f in diff.files if f.path in paths))
+    diff = load_diff(repo, base, head, paths=paths)
     if parsed_rules is None:
         parsed, errors = load_rules(repo, diff.base_sha, rules, rules_from)
     else:
