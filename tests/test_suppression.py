@@ -46,6 +46,22 @@ def _review(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
                               *args)
 
 
+def _review_with_model(pytester: pytest.Pytester, server: FakeServer,
+                       findings: list[dict[str, Any]], *args: str) -> pytest.RunResult:
+    """A review whose model reports ``findings`` on every item (the second look off: one
+    scripted answer per call)."""
+
+    def answer(request: Recorded) -> Reply:
+        reported = json.dumps({"findings": findings})
+        return Reply(json=openai_completion(
+            tool_calls=[tool_call("c1", "report_findings", reported)],
+            finish_reason="tool_calls"))
+
+    server._responder = answer
+    return _review(pytester, "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
+                   server.url, "--secreview-no-cache", "--secreview-verify=false", *args)
+
+
 def _summary(pytester: pytest.Pytester) -> dict[str, Any]:
     path = pytester.path / "secreview-artifacts/report/summary.json"
     return json.loads(path.read_text())  # type: ignore[no-any-return]
@@ -212,19 +228,12 @@ def test_a_model_finding_is_suppressed_and_the_model_cannot_suppress(
                "suppression": "inline",
                "suppression_reason": "the model says so"}
     other = {**finding, "line": 3, "title": "Another"}
-
-    def answer(request: Recorded) -> Reply:
-        args = json.dumps({"findings": [finding, other]})
-        return Reply(json=openai_completion(
-            tool_calls=[tool_call("c1", "report_findings", args)], finish_reason="tool_calls"))
-
-    server._responder = answer
     review_repo(rules={"sql": SQL}, pr={"app/db.py": (
         "# secreview: ignore[sql] the id is an integer from the router\n"
         "cur.execute('SELECT * FROM t WHERE id=' + str(i))\n"
         "cur.execute('SELECT * FROM u WHERE id=' + name)\n")})
-    result = _review(pytester, "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
-                     server.url, "--secreview-no-cache", "--secreview-fail-on", "high")
+    result = _review_with_model(pytester, server, [finding, other], "--secreview-fail-on",
+                                "high")
     result.assert_outcomes(failed=1)
     by_line = {f["line"]: f for f in _summary(pytester)["findings"]}
     assert by_line[2]["suppression"] == "inline"
@@ -460,17 +469,10 @@ def test_a_suppression_in_the_base_still_mutes_a_credential(
                "line": 2, "category": "secrets", "explanation": "a key",
                "recommendation": "rotate"}
 
-    def answer(request: Recorded) -> Reply:
-        args = json.dumps({"findings": [finding]})
-        return Reply(json=openai_completion(
-            tool_calls=[tool_call("c1", "report_findings", args)], finish_reason="tool_calls"))
-
-    server._responder = answer
     old = "# secreview: ignore[keys] a revoked test key\nKEY = load('test')\n"
     review_repo(rules={"keys": SQL.replace("execute", "load")}, base={"settings.py": old},
                 pr={"settings.py": old + "OTHER = load('x')\n"})
-    result = _review(pytester, "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
-                     server.url, "--secreview-no-cache", "--secreview-verify=false")
+    result = _review_with_model(pytester, server, [finding])
     result.assert_outcomes(passed=1)
     (reported,) = _summary(pytester)["findings"]
     assert (reported["category"], reported["suppression"]) == ("secrets", "inline")
@@ -511,18 +513,11 @@ def test_a_credential_rules_model_finding_is_a_credential_whatever_the_model_cal
                "line": 1, "category": "configuration", "explanation": "a key",
                "recommendation": "rotate"}
 
-    def answer(request: Recorded) -> Reply:
-        args = json.dumps({"findings": [finding]})
-        return Reply(json=openai_completion(
-            tool_calls=[tool_call("c1", "report_findings", args)], finish_reason="tool_calls"))
-
-    server._responder = answer
     rule = SQL.replace("execute", "load").replace("severity: high",
                                                   "severity: high\ncategory: secrets")
     review_repo(rules={"keys": rule}, pr={
         "settings.py": "KEY = load('k')  # secreview: ignore[keys] only a test key\n"})
-    result = _review(pytester, "--secreview-model", "openai:gpt-4.1", "--secreview-api-base",
-                     server.url, "--secreview-no-cache", "--secreview-verify=false")
+    result = _review_with_model(pytester, server, [finding])
     result.assert_outcomes(failed=1)
     by_rule = {f["rule"]: f for f in _summary(pytester)["findings"]}
     assert by_rule["keys"]["suppression"] is None
