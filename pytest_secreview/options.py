@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .invocation import CommandLine, parse_command_line, trusted_args
-from .option_values import choice as _choice
-from .option_values import flag as _flag
-from .option_values import non_negative_float as _non_negative_float
-from .option_values import positive_float as _positive_float
-from .option_values import positive_int as _positive_int
-from .option_values import unit_float as _unit_float
+from .option_values import (
+    choice,
+    flag,
+    non_negative_float,
+    positive_float,
+    positive_int,
+    unit_float,
+)
 from .phases.names import PHASES
 from .severity import Severity
 
@@ -133,7 +135,7 @@ SPECS: tuple[OptionSpec, ...] = (
                "pack", metavar="PATH", multiple=True, gate=True),
     OptionSpec("rules-from", "read rule files that live in the repository from the base "
                "revision (default, a pull request cannot weaken them) or from head",
-               parse=_choice("base", "head"), default="base", metavar="{base,head}",
+               parse=choice("base", "head"), default="base", metavar="{base,head}",
                gate=True),
     OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
                "scanner-semgrep rule; repeatable (without one, that rule is a single skipped "
@@ -145,17 +147,17 @@ SPECS: tuple[OptionSpec, ...] = (
                gate=True),
     OptionSpec("on-error", "what an infrastructure failure (provider outage, budget spent, "
                "no verdict) becomes: error (default) or skip",
-               parse=_choice("error", "skip"), default="error", metavar="{error,skip}",
+               parse=choice("error", "skip"), default="error", metavar="{error,skip}",
                gate=True),
     OptionSpec("unreviewed", "what an item that could not be evaluated (no model for a rule "
                "that needs one, budget spent, file too large, provider down under "
                "--secreview-on-error=skip) becomes: fail (recommended for CI), warn (default: "
                "skipped, with a warning in the summary) or skip (skipped quietly)",
-               parse=_choice("fail", "warn", "skip"), default="warn",
+               parse=choice("fail", "warn", "skip"), default="warn",
                metavar="{fail,warn,skip}", gate=True),
     OptionSpec("intent-gate", "which intent-audit verdicts fail the item: suspicious "
                "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
-               parse=_choice("suspicious", "lie"), default="suspicious",
+               parse=choice("suspicious", "lie"), default="suspicious",
                metavar="{suspicious,lie}", gate=True),
     # Keeping it quiet (suppression/): the baseline of accepted findings.
     OptionSpec("baseline", "JSON file of accepted findings (fingerprint, rule, path, note): "
@@ -164,7 +166,7 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=Path, metavar="FILE", gate=True),
     OptionSpec("baseline-update", "write the current findings into the --secreview-baseline "
                "file on disk (notes already there are kept) at the end of the run",
-               parse=_flag, flag=True),
+               parse=flag, flag=True),
     OptionSpec("model", "model for the agentic review, e.g. google/gemini-2.5-pro, "
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only. "
                "Repeatable (ini: one per line; env: comma-separated): each model reviews every "
@@ -173,18 +175,18 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("consensus", "with several models, which model findings count: any (default: "
                "a location reported by any model), majority (by more than half of the models) "
                "or all (by every model); deterministic findings always count",
-               parse=_choice("any", "majority", "all"), default="any",
+               parse=choice("any", "majority", "all"), default="any",
                metavar="{any,majority,all}", gate=True),
     OptionSpec("triage", "how rules are chosen for the changed files: rules (default: each "
                "rule's globs and patterns, plus the general security-review of every hunk no "
                "rule matched) or model (the model also reads the PR's file list and may add "
-               "rules on files, never drop one)", parse=_choice("rules", "model"),
+               "rules on files, never drop one)", parse=choice("rules", "model"),
                default="rules", metavar="{rules,model}"),
     OptionSpec("mode", "what the run does: review (default), fix (also propose a patch for "
                "each confirmed finding, written to the artifacts, never pushed) or mention "
                "(answer an @secreview question on the pull request; chosen by itself on a "
                "comment event that mentions the handle)",
-               parse=_choice("review", "fix", "mention"), default=None,
+               parse=choice("review", "fix", "mention"), default=None,
                metavar="{review,fix,mention}", gate=True),
     # -- precision: the second look, team instructions, confidence, prompt budget --------
     OptionSpec("verify", "the model's second look before a finding can fail an item: pattern "
@@ -192,7 +194,7 @@ SPECS: tuple[OptionSpec, ...] = (
                "above --secreview-fail-on goes to an independent, skeptical verifier that sees "
                "the whole file. Dismissed findings stay in JSON and SARIF as suppressed, with "
                "the reason. Default true when a model is set; false turns both checks off",
-               parse=_flag, metavar="{true,false}", gate=True),
+               parse=flag, metavar="{true,false}", gate=True),
     OptionSpec("instructions", "the team's instructions (markdown) added to every model "
                "prompt as team policy: what is in scope, trusted inputs, internal frameworks. "
                "Read from the base revision like the rules (--secreview-rules-from). Default: "
@@ -201,28 +203,28 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("min-confidence", "findings whose stated confidence (0..1) is below this "
                "neither fail an item nor become inline comments; they stay in JSON and SARIF, "
                "marked. A finding that states no confidence is kept and shown as 'no "
-               "confidence stated'", parse=_unit_float, metavar="0..1", gate=True,
+               "confidence stated'", parse=unit_float, metavar="0..1", gate=True,
                example="0.5"),
     OptionSpec("max-context-chars", "characters of changed hunks pre-loaded into one item's "
                "review prompt; hunks over it are listed by name in the prompt and the summary "
                f"and stay reachable through the tools (default: {DEFAULT_MAX_CONTEXT_CHARS})",
-               parse=_positive_int,
+               parse=positive_int,
                default=DEFAULT_MAX_CONTEXT_CHARS, metavar="N"),
     OptionSpec("fallback-model", "model to use when the first is unavailable",
                metavar="MODEL", gate=True),
-    OptionSpec("max-turns", "model round-trips allowed per item", parse=_positive_int,
+    OptionSpec("max-turns", "model round-trips allowed per item", parse=positive_int,
                default=10, metavar="N"),
-    OptionSpec("max-output-tokens", "output token cap per model call", parse=_positive_int,
+    OptionSpec("max-output-tokens", "output token cap per model call", parse=positive_int,
                default=4096, metavar="N"),
     OptionSpec("max-tool-calls", "repository tool calls allowed per item; past it the model "
                "is told to report, and an item that keeps calling tools is an error",
-               parse=_positive_int, default=40, metavar="N"),
+               parse=positive_int, default=40, metavar="N"),
     OptionSpec("max-tokens", "input plus output tokens allowed per item over all its model "
                "calls; reaching it without a verdict is an error (default: no cap)",
-               parse=_positive_int, metavar="N"),
+               parse=positive_int, metavar="N"),
     OptionSpec("temperature", "sampling temperature (provider default when unset)",
-               parse=_non_negative_float, metavar="T", example="0.2"),
-    OptionSpec("timeout", "seconds allowed for one model call", parse=_positive_float,
+               parse=non_negative_float, metavar="T", example="0.2"),
+    OptionSpec("timeout", "seconds allowed for one model call", parse=positive_float,
                default=120.0, metavar="SECONDS"),
     OptionSpec("api-base", "base URL replacing the provider's on every route (proxy, private "
                "endpoint, local server)", metavar="URL", gate=True),
@@ -236,18 +238,18 @@ SPECS: tuple[OptionSpec, ...] = (
                "between entries in SECREVIEW_PRICES)", parse=_price, multiple=True,
                separator=";", metavar="'MODEL input=N output=N'"),
     OptionSpec("pr", "pull request number (default: from GITHUB_EVENT_PATH)",
-               parse=_positive_int, metavar="N", gate=True),
+               parse=positive_int, metavar="N", gate=True),
     OptionSpec("repo", "repository owner/name (default: GITHUB_REPOSITORY)",
                metavar="OWNER/NAME", gate=True),
     OptionSpec("cache-dir", "evaluation cache directory, shareable between CI runs "
                "(default: secreview/ in pytest's cache directory)", parse=Path, metavar="DIR"),
-    OptionSpec("no-cache", "neither read nor write the evaluation cache", parse=_flag,
+    OptionSpec("no-cache", "neither read nor write the evaluation cache", parse=flag,
                flag=True),
     OptionSpec("max-cost", "session budget in USD shared by all workers; items not started "
-               "when it is spent end as errors", parse=_non_negative_float, metavar="USD"),
+               "when it is spent end as errors", parse=non_negative_float, metavar="USD"),
     OptionSpec("max-concurrency", "model requests in flight at once, across all workers",
-               parse=_positive_int, metavar="N"),
-    OptionSpec("rpm", "model requests per minute, across all workers", parse=_positive_int,
+               parse=positive_int, metavar="N"),
+    OptionSpec("rpm", "model requests per minute, across all workers", parse=positive_int,
                metavar="N"),
     OptionSpec("artifacts", "directory that receives the diff, the rules, per-item tasks and "
                "evaluations and the report (default: secreview-artifacts)", parse=Path,
@@ -258,29 +260,29 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=Path, metavar="PATH"),
     OptionSpec("comment", "what to post on the pull request: off, summary, inline or all "
                "(default: summary when a token and a PR are known)",
-               parse=_choice("off", "summary", "inline", "all"),
+               parse=choice("off", "summary", "inline", "all"),
                metavar="{off,summary,inline,all}"),
     OptionSpec("progress", "post a 'reviewing N of M' comment that becomes the summary",
-               parse=_flag, flag=True),
+               parse=flag, flag=True),
     OptionSpec("progress-interval", "least seconds between two edits of the progress "
                "comment; it is edited as items finish and as the model's tool calls complete "
-               "(default 5)", parse=_non_negative_float, default=5.0, metavar="SECONDS"),
+               "(default 5)", parse=non_negative_float, default=5.0, metavar="SECONDS"),
     OptionSpec("mention-handle", "the handle a comment mentions to ask a question in mention "
                "mode, without the @ (default: secreview)", parse=_handle, default="secreview",
                metavar="NAME", gate=True),
     OptionSpec("dry-run", "write the GitHub requests that would be sent to the artifacts "
-               "directory instead of sending them", parse=_flag, flag=True),
+               "directory instead of sending them", parse=flag, flag=True),
     # Phases (seed 004): run the review one phase at a time, with artifacts in between.
     # Command line or environment only, like the range: a checkout's ini file must not make
     # the review trust a stored (forgeable) result instead of evaluating.
     OptionSpec("stop-after", "stop after this phase: diff, rules, evaluate, comment or report "
                "(default: report, the whole review); its artifacts go to "
                "<artifacts>/phases/ for `secreview <next phase>` or --secreview-from-phase",
-               parse=_choice(*PHASES), metavar="{" + ",".join(PHASES) + "}",
+               parse=choice(*PHASES), metavar="{" + ",".join(PHASES) + "}",
                aliases=("--stop-after",), from_ini=False, gate=True),
     OptionSpec("from-phase", "start at this phase, reading the earlier phases' artifacts from "
                "<artifacts>/phases/ instead of recomputing them (refused when they do not "
-               "match the repository)", parse=_choice(*PHASES),
+               "match the repository)", parse=choice(*PHASES),
                metavar="{" + ",".join(PHASES) + "}", aliases=("--from-phase",),
                from_ini=False, gate=True),
 )
@@ -443,7 +445,7 @@ def load_settings(
         ini = config.getini("secreview")
         raw = ini if ini not in (None, "") else env.get("SECREVIEW", "")
         try:
-            enabled = _flag(str(raw))
+            enabled = flag(str(raw))
         except ValueError:
             raise pytest.UsageError(
                 f"secreview: enable flag {raw!r} is not a boolean; use true or false"
