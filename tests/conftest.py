@@ -10,6 +10,11 @@ import pytest
 
 from tests.gitutil import GitRepo
 
+#: The published SARIF 2.1.0 schema and JUnit XSD, vendored (see vendored_schemas/README.md).
+VENDORED_SCHEMAS = Path(__file__).resolve().parent / "vendored_schemas"
+SARIF_SCHEMA = VENDORED_SCHEMAS / "sarif-schema-2.1.0.json"
+JUNIT_XSD = VENDORED_SCHEMAS / "JUnit.xsd"
+
 
 def aws_key_id() -> str:
     """An AWS-access-key-id-shaped string built at run time."""

@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 from junitparser import Failure, JUnitXml, Properties, Skipped
 
-from tests.conftest import ReviewRepo, aws_key_id
+from tests.conftest import JUNIT_XSD, ReviewRepo, aws_key_id
 from tests.test_plugin import DEBUG_RULE
 from tests.test_plugin import MODEL_RULE as MODEL_NEEDING_RULE
 
 xmlschema = pytest.importorskip("xmlschema", reason="XSD validation needs xmlschema (test extra)")
 
-XSD = Path(__file__).resolve().parents[2] / "shared" / "schemas-external" / "JUnit.xsd"
+XSD = JUNIT_XSD
 
 FAILING_RULE = textwrap.dedent(
     """\

@@ -13,12 +13,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.conftest import ReviewRepo, aws_key_id
+from tests.conftest import SARIF_SCHEMA, ReviewRepo, aws_key_id
 from tests.fake_github import FakeGitHub, make_token
 
 Build = Callable[..., ReviewRepo]
 ROOT = Path(__file__).resolve().parent.parent
-SARIF_SCHEMA = ROOT.parent / "shared" / "schemas-external" / "sarif-schema-2.1.0.json"
 
 SECRET_RULE = textwrap.dedent(
     """\

@@ -6,17 +6,13 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Callable
-from pathlib import Path
 
 import jsonschema
 import pytest
 
-from tests.conftest import ReviewRepo
+from tests.conftest import SARIF_SCHEMA, ReviewRepo
 from tests.fake_providers import FakeServers
 from tests.test_plugin_model import report
-
-SARIF_SCHEMA = (Path(__file__).resolve().parents[2] / "shared" / "schemas-external"
-                / "sarif-schema-2.1.0.json")
 
 Build = Callable[..., ReviewRepo]
 

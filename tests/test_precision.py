@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
-from tests.conftest import ReviewRepo
+from tests.conftest import SARIF_SCHEMA, ReviewRepo
 from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion
 from tests.fake_providers import openai_tool_call as tool_call
 
@@ -57,7 +56,6 @@ APP = textwrap.dedent("""\
         return db.execute("SELECT * FROM users WHERE name = '" + q + "'")
     """)
 
-SCHEMA = Path(__file__).resolve().parent.parent.parent / "shared/schemas-external"
 
 
 def _call(name: str, args: dict[str, Any]) -> Reply:
@@ -341,7 +339,7 @@ def test_min_confidence_mutes_low_findings_and_keeps_unstated_ones(
                for r in sarif["runs"][0]["results"]}
     assert results[8]["properties"]["below_min_confidence"] is True
     assert "confidence" not in results[7]["properties"]
-    schema = json.loads((SCHEMA / "sarif-schema-2.1.0.json").read_text())
+    schema = json.loads(SARIF_SCHEMA.read_text())
     jsonschema.validate(sarif, schema)
 
 

@@ -27,9 +27,7 @@ from pytest_secreview.reporting.model import (
 )
 from pytest_secreview.reporting.sarif import to_sarif, write_sarif
 from pytest_secreview.severity import Severity
-from tests.conftest import aws_key_id
-
-SCHEMAS = Path(__file__).resolve().parents[2] / "shared" / "schemas-external"
+from tests.conftest import SARIF_SCHEMA, aws_key_id
 
 
 def github_token() -> str:
@@ -191,7 +189,7 @@ REPORTS: dict[str, Callable[[], Report]] = {
 def validator() -> jsonschema.Draft4Validator:
     """The OASIS SARIF 2.1.0 schema, draft-04, resolving only against itself: a ``Registry``
     without ``retrieve`` raises on an unknown reference instead of fetching it."""
-    schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
     registry: Registry[Any] = Registry().with_resource(schema["id"], DRAFT4.create_resource(schema))
     jsonschema.Draft4Validator.check_schema(schema)
     return jsonschema.Draft4Validator(
