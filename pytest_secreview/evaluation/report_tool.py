@@ -22,7 +22,7 @@ from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
 from ..severity import Severity, one_line
 from ..tools.redaction import redact, strip_control
-from ..tools.schema import tool_schema
+from ..tools.schema import described, tool_schema
 from .findings import Finding
 
 #: Fields of the finding contract the plugin sets itself: a model that echoes them (it saw
@@ -109,10 +109,10 @@ class FindingsReport(BaseModel):
 #: Declared to the model with the repository tools; derived from :class:`FindingsReport`.
 REPORT_FINDINGS = ToolSpec(
     name="report_findings",
-    description=(
+    description=described((
         "End the review by reporting every confirmed finding (an empty list when none). "
         "Call exactly once, after investigating."
-    ),
+    ), FindingsReport),
     parameters=tool_schema(FindingsReport),
 )
 

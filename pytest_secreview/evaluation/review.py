@@ -235,7 +235,7 @@ class ModelReviewer:
         team = self.guidance.precedents_for(target.rule.id)
         for path in dict.fromkeys(f.path for f in checked if wanted(f)):
             # One independent look per file: the whole file, only its own findings.
-            text = numbered(self._head_text(path), self.max_context_chars)
+            text = numbered(self._head_text(path), self.max_context_chars, path=path)
             look = boundary if boundary not in text else new_boundary(text)
             checked, more = verify_findings(
                 loop, registry, checked, hunks=text, boundary=look, usage=usage,
@@ -404,7 +404,7 @@ def _without_denied(target: BatchTarget) -> tuple[BatchTarget | None, str]:
 
 
 #: Bumped when the tools' behaviour changes what a review can see; part of the cache key.
-TOOLS_VERSION = "1"
+TOOLS_VERSION = "2"
 
 
 def _from_cache(entry: dict[str, Any]) -> AgentOutput:

@@ -20,7 +20,7 @@ from ..evaluation.agent import final_tool
 from ..evaluation.prompt import render
 from ..evaluation.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
-from ..tools.schema import tool_schema
+from ..tools.schema import described, tool_schema
 
 #: Characters of the model's answer kept (GitHub allows 65,536 per comment).
 ANSWER_LIMIT = 12_000
@@ -39,10 +39,10 @@ class AnswerArgs(BaseModel):
 
 ANSWER_QUESTION = ToolSpec(
     name="answer_question",
-    description=(
+    description=described((
         "End your work: give the answer to the question, in plain prose (fenced code blocks "
         "allowed). Call exactly once, after investigating."
-    ),
+    ), AnswerArgs),
     parameters=tool_schema(AnswerArgs),
 )
 ANSWER_TOOL = final_tool(ANSWER_QUESTION, '{"answer": "..."}')
