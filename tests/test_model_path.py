@@ -74,11 +74,19 @@ def _model(server: FakeServer) -> ChatModel:
                          retry=retry)
 
 
-def _review(repo: GitRepo, server: FakeServer, **kw: Any) -> Any:
+def _review(repo: GitRepo, server: FakeServer, path: str = "src/auth/login.py",
+            **kw: Any) -> Any:
+    """The review of the rule's item for ``path``."""
     diff = load_diff(repo.path, "main", "HEAD")
     rule = parse_rule(RULE, "rules/cmdi.md")
-    (target,) = PreparedDiff(diff.files).targets(rule)
+    (target,) = [t for t in PreparedDiff(diff.files).targets(rule) if t.file.path == path]
     return ModelReviewer(repo=repo.path, diff=diff, model=_model(server), **kw)(target, ())
+
+
+def _task(server: FakeServer) -> str:
+    """The first user message of the review."""
+    content = server.requests[0].json["messages"][0]["content"]
+    return content if isinstance(content, str) else "".join(b["text"] for b in content)
 
 
 def _calls(*calls: tuple[str, dict[str, Any]]) -> Reply:
@@ -230,3 +238,68 @@ def test_verifier_prompt_says_how_to_read_the_rest_of_a_cut_file() -> None:
     assert 'read_file(path="app/big.py", offset=' in text
     shown = [row for row in text.splitlines() if " | " in row]
     assert text.endswith(f'offset={len(shown) + 1})]')
+
+
+# -- item 5: line numbers ------------------------------------------------------------------
+
+FINDING = {
+    "severity": "HIGH", "title": "User name reaches a shell command",
+    "path": "src/auth/login.py", "explanation": "user is concatenated into a shell command.",
+    "recommendation": "Pass an argument list without shell=True.",
+}
+
+
+def test_every_hunk_line_carries_its_head_line_number(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    repo.write("src/tasks.py", "".join(f"step_{n} = {n}\n" for n in range(1, 12))
+               + "import subprocess\nsubprocess.call(cmd)\n")
+    repo.commit("tasks")
+    server = fake_servers.start().queue(_report([]))
+    _review(repo, server, path="src/tasks.py")
+    task = _task(server)
+    # An added file is one hunk under one @@ header: each line says which line it is.
+    assert "@@ -0,0 +1,13 @@\n+ 1\tstep_1 = 1\n+ 2\tstep_2 = 2\n" in task
+    assert "+12\timport subprocess\n+13\tsubprocess.call(cmd)" in task
+
+
+def test_a_modified_file_numbers_context_and_added_lines_not_removed_ones(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    repo.write("src/auth/login.py", "import subprocess\n\ndef login(user):\n"
+                                    "    subprocess.run('id ' + user, shell=True)\n")
+    repo.commit("no return")
+    server = fake_servers.start().queue(_report([]))
+    _review(repo, server)
+    task = _task(server)
+    assert "+1\timport subprocess\n+2\t\n 3\tdef login(user):\n" in task
+    assert "\n- \t    return user\n" in task  # no head number, padded to the numbers' width
+    assert "+4\t    subprocess.run('id ' + user, shell=True)\n" in task
+
+
+def test_a_reported_line_is_corrected_to_the_cited_code(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    cited = {**FINDING, "line": 2, "end_line": 3,
+             "code": "  subprocess.run('id ' + user,   shell=True)"}
+    server = fake_servers.start().queue(_report([cited]))
+    output = _review(repo, server)
+    (finding,) = output.findings
+    assert (finding.line, finding.end_line) == (4, 5)
+    assert "[Line check" not in finding.explanation
+    assert any(e.get("event") == "line_check" and "line corrected to 4" in e["detail"]
+               for e in output.transcript)
+
+
+def test_a_reported_line_that_disagrees_with_its_code_is_flagged(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    cited = {**FINDING, "line": 4, "code": "os.system(user)"}
+    server = fake_servers.start().queue(_report([cited, {**FINDING, "line": 4}]))
+    output = _review(repo, server)
+    flagged, uncited = output.findings
+    assert flagged.line == 4
+    assert flagged.explanation.endswith(
+        "[Line check: the cited code was not found at line 4 or within 30 lines of it; the "
+        "line may be wrong.]")
+    assert uncited.explanation == FINDING["explanation"]  # nothing cited, nothing to check

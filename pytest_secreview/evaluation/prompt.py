@@ -15,6 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..diff.model import Hunk
 from ..rules.matcher import BatchTarget, FileHunks, Target
 from ..severity import one_line
 from .findings import Finding
@@ -22,7 +23,7 @@ from .findings import Finding
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 #: Bumped whenever a prompt file changes meaning; part of the evaluation cache key.
-PROMPT_VERSION = "3"
+PROMPT_VERSION = "4"
 
 @cache
 def load(name: str) -> str:
@@ -125,7 +126,7 @@ def hunks_within(target: Target, budget: int | None) -> Preloaded:
     for part in parts:
         kept: list[str] = []
         for hunk in part.hunks:
-            text = hunk.text.rstrip("\n")
+            text = numbered_hunk(hunk)
             if used + len(text) + 1 > budget:
                 header = text.split("\n", 1)[0][:120]
                 left_out.append(f"{part.file.path} {header} ({len(text):,} characters)")
@@ -142,16 +143,37 @@ def hunks_within(target: Target, budget: int | None) -> Preloaded:
 
 
 def hunks_text(target: Target) -> str:
-    """The hunks in front of the model, as git printed them. A batch of several files puts a
-    ``File:`` line before each file's hunks: every hunk line starts with ``@@``, ``+``, ``-``,
-    a space or a backslash, so a file's content cannot forge one."""
+    """The hunks in front of the model (:func:`numbered_hunk`). A batch of several files puts
+    a ``File:`` line before each file's hunks: every hunk line starts with ``@@``, ``+``,
+    ``-``, a space or a backslash, so a file's content cannot forge one."""
     if not isinstance(target, BatchTarget):
-        return "\n".join(h.text.rstrip("\n") for h in target.hunks)
+        return "\n".join(numbered_hunk(h) for h in target.hunks)
     blocks = []
     for part in target.parts:
-        body = "\n".join(h.text.rstrip("\n") for h in part.hunks)
+        body = "\n".join(numbered_hunk(h) for h in part.hunks)
         blocks.append(f"File: {_file_line(part)}\n{body}")
     return "\n".join(blocks)
+
+
+def numbered_hunk(hunk: Hunk) -> str:
+    """``hunk`` as git printed it, with the head revision's line number after the ``+`` or
+    space of every added and context line, and a tab before the code, as ``read_file``
+    numbers them (``+  12<TAB>code``); a removed line has no head number (``-    <TAB>code``).
+    Models count lines badly: a finding on a wrong line misses its inline comment."""
+    lines = hunk.text.rstrip("\n").split("\n")
+    width = len(str(hunk.new_start + max(hunk.new_count, 1)))
+    out = [lines[0]]
+    number = hunk.new_start
+    for line in lines[1:]:
+        mark = line[:1]
+        if mark == "\\":
+            out.append(line)
+        elif mark == "-":
+            out.append(f"-{'':>{width}}\t{line[1:]}")
+        else:  # added, or context (an empty context line may have lost its space)
+            out.append(f"{'+' if mark == '+' else ' '}{number:>{width}}\t{line[1:]}")
+            number += 1
+    return "\n".join(out)
 
 
 def task_prompt(

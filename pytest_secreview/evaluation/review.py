@@ -128,6 +128,15 @@ class ModelReviewer:
                 self._line_counts[path] = data.count(b"\n") + (not data.endswith(b"\n"))
             return self._line_counts[path]
 
+    def head_lines(self, path: str) -> list[str] | None:
+        """A head file's lines, to check a reported line against the code a model cites
+        (None when it is not a regular file or too big)."""
+        entry = self.tree.entries.get(path)
+        if entry is None or entry.kind != "file" or entry.size > _COUNT_LIMIT:
+            return None
+        data = self.tree.read_blob(entry, max_bytes=_COUNT_LIMIT)
+        return data.decode("utf-8", "replace").splitlines()
+
     def loop_for(self, target: Target) -> AgentLoop:
         """The loop for the target's rule: its own model when it names one."""
         name = target.rule.model
@@ -314,9 +323,14 @@ class ModelReviewer:
         def validate(args: dict[str, Any]) -> list[Finding]:
             source = "model:" + (usage.models[-1] if usage.models else "unknown")
             ignored: list[str] = []
+            line_notes: list[str] = []
             found = validate_report(args, rule_id=rule.id, source=source, file=target.file,
                                     known_paths=known, line_count=self.line_count,
-                                    ignored=ignored)
+                                    ignored=ignored, head_lines=self.head_lines,
+                                    line_notes=line_notes)
+            if line_notes:  # what the line check corrected or flagged, for the item's log
+                request.transcript.append({"event": "line_check",
+                                           "detail": "; ".join(line_notes[:20])})
             if ignored:  # accepted, not trusted: the log says what the model sent beyond it
                 request.transcript.append({"event": "report_findings", "detail": (
                     "ignored keys the finding contract does not have: "
