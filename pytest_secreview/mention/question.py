@@ -10,7 +10,7 @@ is the review's, and every setting came from the job before the question was rea
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -45,7 +45,10 @@ ANSWER_QUESTION = ToolSpec(
     ), AnswerArgs),
     parameters=tool_schema(AnswerArgs),
 )
-ANSWER_TOOL = final_tool(ANSWER_QUESTION, '{"answer": "..."}')
+ANSWER_TOOL = replace(final_tool(ANSWER_QUESTION, '{"answer": "..."}'), outcome="answer",
+                      text_answer=lambda text: {"answer": text.strip()} if text.strip() else None)
+"""``answer_question``, or a reply in plain text: models often answer a question in prose
+instead of calling the tool, and that prose is the answer."""
 
 SYSTEM = """\
 You are pytest-secreview, a security reviewer answering a question a maintainer asked about a \
