@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_secreview.diff.git import load_diff
-from pytest_secreview.evaluation.review import ModelReviewer
+from pytest_secreview.evaluation.review import ModelReviewer, share_rules
 from pytest_secreview.llm.base import ChatModel, LLMSettings
 from pytest_secreview.llm.routing import resolve_model
 from pytest_secreview.rules.matcher import PreparedDiff
@@ -303,3 +303,51 @@ def test_a_reported_line_that_disagrees_with_its_code_is_flagged(
         "[Line check: the cited code was not found at line 4 or within 30 lines of it; the "
         "line may be wrong.]")
     assert uncited.explanation == FINDING["explanation"]  # nothing cited, nothing to check
+
+
+# -- item 6: an item knows the rest of the pull request --------------------------------------
+
+SHELL_PATTERN = b"""---
+title: Shell enabled on a subprocess call
+severity: medium
+detect:
+  - pattern: "shell=True"
+    message: a shell parses the command
+---
+"""
+
+
+def test_the_first_message_lists_the_other_files_and_other_rules_findings(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    server = fake_servers.start().queue(_report([]))
+    diff = load_diff(repo.path, "main", "HEAD")
+    rule = parse_rule(RULE, "rules/cmdi.md")
+    (target,) = PreparedDiff(diff.files).targets(rule)
+    reviewer = ModelReviewer(repo=repo.path, diff=diff, model=_model(server))
+    share_rules(reviewer, [rule, parse_rule(SHELL_PATTERN, "rules/shell.md")])
+    reviewer(target, ())
+    task = _task(server)
+    files = task.split("The pull request also changes these 4 files", 1)[1].split("UNTRUSTED")[1]
+    assert "- src/api/views.py (modified, +1 -1)\n" in files
+    assert "- .aws/credentials (added, +2 -0)\n" in files
+    assert "- src/auth/login.py" not in files  # the item's own file is not "other"
+    known = task.split("Findings other rules' patterns already made on these files", 1)[1]
+    assert ("- src/auth/login.py:4 MEDIUM [shell] a shell parses the command"
+            in known.split("UNTRUSTED", 2)[1])
+
+
+def test_a_long_list_of_other_files_is_capped_with_a_count(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    for n in range(45):
+        repo.write(f"pkg/mod_{n:02d}.py", "a = 1\nb = 2\n")
+    repo.commit("many")
+    server = fake_servers.start().queue(_report([]))
+    _review(repo, server)
+    task = _task(server)
+    assert "The pull request also changes these 49 files" in task
+    # In the diff's order: three files before pkg/, then 37 of pkg/ make the 40 listed.
+    assert "- pkg/mod_36.py (added, +2 -0)" in task and "pkg/mod_37.py" not in task
+    assert ("- and 9 more files (+17 -1 lines in all): call git_diff with their paths, or "
+            "list_files") in task

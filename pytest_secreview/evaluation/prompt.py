@@ -187,9 +187,11 @@ def task_prompt(
     deterministic: tuple[Finding, ...],
     pr_context: str = "",
     not_preloaded: str = "",
+    shape: str = "",
 ) -> str:
     """The first user message: the file, its matched hunks (``not_preloaded``: the note on
-    those over the budget, :meth:`Preloaded.note`) and what patterns found."""
+    those over the budget, :meth:`Preloaded.note`), what patterns found, and ``shape``: the
+    rest of the pull request (:func:`shape_text`)."""
     file = target.file
     listed = "\n".join(
         f"- {f.path}:{f.line} {f.severity.value} {f.title}" for f in deterministic
@@ -203,7 +205,8 @@ def task_prompt(
         )
     shared = {"rule_id": target.rule.id, "base_sha": base_sha, "head_sha": head_sha,
               "max_turns": str(max_turns), "boundary": boundary, "hunks": hunks,
-              "pr_context": not_preloaded + context, "deterministic": listed}
+              "pr_context": not_preloaded + context, "deterministic": listed,
+              "shape": shape}
     if isinstance(target, BatchTarget):
         paths = dict.fromkeys(_file_line(p) for p in target.parts)
         return render(load("task_batch"), file_count=str(len(paths)),
@@ -217,6 +220,54 @@ def task_prompt(
         flows=flows,
         **shared,
     )
+
+
+#: Other changed files an item's first message names; the rest are counted.
+MAX_LISTED_FILES = 40
+#: Findings of other rules an item's first message lists.
+MAX_KNOWN_FINDINGS = 30
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One file of the pull request, as an item's first message summarises it."""
+
+    path: str
+    kind: str
+    added: int
+    removed: int
+
+
+def shape_text(others: list[ChangedFile], known: list[Finding], boundary: str) -> str:
+    """What an item knows of the rest of the pull request: the other changed files with their
+    added and removed line counts (at most :data:`MAX_LISTED_FILES`, the rest counted), and
+    the findings other rules' patterns already made on the item's own files (at most
+    :data:`MAX_KNOWN_FINDINGS`). A problem often spans files; a model shown neither cannot
+    know to look, nor what not to repeat. Names and titles are the pull request's text:
+    they sit inside the untrusted block."""
+    parts: list[str] = []
+    if others:
+        rows = [f"- {one_line(f.path)} ({f.kind}, +{f.added} -{f.removed})"
+                for f in others[:MAX_LISTED_FILES]]
+        if len(others) > MAX_LISTED_FILES:
+            rest = others[MAX_LISTED_FILES:]
+            rows.append(f"- and {len(rest)} more files (+{sum(f.added for f in rest)} "
+                        f"-{sum(f.removed for f in rest)} lines in all): call git_diff with "
+                        "their paths, or list_files")
+        parts.append(
+            f"The pull request also changes these {len(others)} files (read them with "
+            "`git_diff(paths=[...])` or `read_file` when the problem may span files):\n"
+            f"<<<UNTRUSTED {boundary}\n" + "\n".join(rows) + f"\nUNTRUSTED {boundary}>>>\n")
+    if known:
+        rows = [f"- {one_line(f.path)}:{f.line} {f.severity.value} [{one_line(f.rule)}] "
+                f"{one_line(f.title)}" for f in known[:MAX_KNOWN_FINDINGS]]
+        if len(known) > MAX_KNOWN_FINDINGS:
+            rows.append(f"- and {len(known) - MAX_KNOWN_FINDINGS} more")
+        parts.append(
+            "Findings other rules' patterns already made on these files (they are reported "
+            "separately; do not repeat them, report what they miss):\n"
+            f"<<<UNTRUSTED {boundary}\n" + "\n".join(rows) + f"\nUNTRUSTED {boundary}>>>\n")
+    return "\n".join(parts)
 
 
 def flow_evidence(findings: tuple[Finding, ...], boundary: str) -> str:

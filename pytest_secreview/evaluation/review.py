@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -23,7 +23,8 @@ from ..errors import EvaluationError, SecreviewError
 from ..github.context import PullRequest
 from ..llm.base import ChatModel
 from ..llm.pricing import Price
-from ..rules.matcher import BatchTarget, FileHunks, Target
+from ..rules.matcher import BatchTarget, FileHunks, Target, match_file
+from ..rules.model import Rule
 from ..severity import Severity
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
@@ -35,9 +36,11 @@ from .findings import Finding
 from .guidance import Guidance
 from .prompt import (
     PROMPT_VERSION,
+    ChangedFile,
     Preloaded,
     hunks_within,
     new_boundary,
+    shape_text,
     system_prompt,
     task_prompt,
     team_policy,
@@ -110,6 +113,43 @@ class ModelReviewer:
         # The head commit's tree, listed once per process and shared by every item's tools.
         self.tree = GitTree(repo, diff.head_sha)
         self._line_counts: dict[str, int] = {}
+        #: The session's rules with ``detect`` patterns: their findings on an item's files are
+        #: listed in its first message (:func:`share_rules` sets them once they are parsed).
+        self.known_rules: tuple[Rule, ...] = ()
+        self._known: dict[str, tuple[Finding, ...]] = {}
+
+    @cached_property
+    def changed_files(self) -> dict[str, ChangedFile]:
+        """Every file of the pull request with its added and removed line counts, counted
+        once per process for every item's first message."""
+        return {f.path: ChangedFile(f.path, f.kind.value,
+                                    sum(len(h.added_texts()) for h in f.hunks),
+                                    sum(len(h.removed_texts()) for h in f.hunks))
+                for f in self.diff.files}
+
+    def shape(self, target: Target) -> tuple[list[ChangedFile], list[Finding]]:
+        """The rest of the pull request for ``target``'s first message: the other changed
+        files, and what other rules' patterns found on its own files."""
+        mine = {part.file.path for part in target.parts}
+        others = [f for path, f in self.changed_files.items() if path not in mine]
+        found = [f for part in target.parts for f in self.known_findings(part.file)
+                 if f.rule != target.rule.id]
+        return others, found
+
+    def known_findings(self, file: FileDiff) -> tuple[Finding, ...]:
+        """What the detect patterns of every known rule report on ``file`` (each rule on the
+        files it selects, as its own items would), computed once per file per process."""
+        with self._lock:
+            cached = self._known.get(file.path)
+        if cached is not None:
+            return cached
+        from .deterministic import run_detect
+
+        found = tuple(f for rule in self.known_rules if match_file(rule, file) is not None
+                      for f in run_detect(rule, file))
+        with self._lock:
+            self._known[file.path] = found
+        return found
 
     @cached_property
     def blobs(self) -> dict[str, str]:
@@ -164,6 +204,7 @@ class ModelReviewer:
             "max_output_tokens": self.max_output_tokens, "temperature": self.temperature,
             "max_tool_calls": self.max_tool_calls, "max_tokens": self.max_tokens,
             "guidance": self.guidance.digest, "max_context_chars": self.max_context_chars,
+            "shape": repr(self.shape(target)),
         })
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
@@ -313,8 +354,11 @@ class ModelReviewer:
                                   head_sha=self.diff.head_sha, github=github, tree=self.tree)
         boundary = self._boundary
         left_out = "\n".join(preloaded.left_out)
-        if boundary in hunks or boundary in pr_context or boundary in left_out:
-            boundary = new_boundary(hunks, pr_context, left_out)
+        others, found = self.shape(target)
+        shape = redact(shape_text(others, found, boundary))
+        if any(boundary in text for text in (hunks, pr_context, left_out, shape)):
+            boundary = new_boundary(hunks, pr_context, left_out, shape)
+            shape = redact(shape_text(others, found, boundary))
         rule = target.rule
         known = self.blobs.keys()
 
@@ -353,7 +397,7 @@ class ModelReviewer:
                 target, hunks=hunks, boundary=boundary, base_sha=self.diff.base_sha,
                 head_sha=self.diff.head_sha, max_turns=rule.max_turns or self.max_turns,
                 deterministic=deterministic, pr_context=pr_context,
-                not_preloaded=preloaded.note(boundary),
+                not_preloaded=preloaded.note(boundary), shape=shape,
             ),
             registry=registry,
             validate=validate,
@@ -382,6 +426,15 @@ class ModelReviewer:
 
 #: Files bigger than this are not read to check a reported line against their length.
 _COUNT_LIMIT = 8 << 20
+
+
+def share_rules(agent: object, rules: Sequence[Rule]) -> None:
+    """Give the model reviewer(s) of ``agent`` (one reviewer, or a consensus of several) the
+    session's rules, once: each item's first message then lists what the other rules'
+    patterns found on its files."""
+    for reviewer in getattr(agent, "reviewers", (agent,)):
+        if isinstance(reviewer, ModelReviewer) and not reviewer.known_rules:
+            reviewer.known_rules = tuple(rule for rule in rules if rule.detect)
 
 
 def _with_preloading(output: AgentOutput, preloaded: Preloaded) -> AgentOutput:
