@@ -9,12 +9,14 @@ the review actually sent back to the model.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_secreview.diff.git import load_diff
+from pytest_secreview.evaluation.prompt import system_prompt
 from pytest_secreview.evaluation.review import ModelReviewer, share_rules
 from pytest_secreview.llm.base import ChatModel, LLMSettings
 from pytest_secreview.llm.routing import resolve_model
@@ -351,3 +353,45 @@ def test_a_long_list_of_other_files_is_capped_with_a_count(
     assert "- pkg/mod_36.py (added, +2 -0)" in task and "pkg/mod_37.py" not in task
     assert ("- and 9 more files (+17 -1 lines in all): call git_diff with their paths, or "
             "list_files") in task
+
+
+# -- item 1: every hunk gets the general look, once ------------------------------------------
+
+GENERAL = b"""---
+title: General security review of the change
+severity: HIGH
+category: security-review
+coverage:
+  lines_per_item: 400
+---
+Read every hunk; a deleted check is a change to judge.
+"""
+
+
+def test_a_rule_item_takes_the_general_look_and_reports_any_category(
+    fake_servers: FakeServers, repo: GitRepo
+) -> None:
+    other = {**FINDING, "severity": "MEDIUM", "title": "Login does not rate-limit attempts",
+             "line": 3, "category": "authentication", "cwe": "CWE-307"}
+    server = fake_servers.start().queue(_report([other]))
+    diff = load_diff(repo.path, "main", "HEAD")
+    rule = parse_rule(RULE, "rules/cmdi.md")
+    (target,) = PreparedDiff(diff.files).targets(rule)
+    reviewer = ModelReviewer(repo=repo.path, diff=diff, model=_model(server))
+    share_rules(reviewer, [rule, parse_rule(GENERAL, "rules/security-review.md")])
+    output = reviewer(target, ())
+    system = server.requests[0].json["system"]
+    system = system if isinstance(system, str) else "".join(b["text"] for b in system)
+    assert system.index("Trace request parameters into shell commands.") < system.index(
+        "# Beyond this rule: the general security look")
+    assert "Read every hunk; a deleted check is a change to judge." in system
+    (finding,) = output.findings
+    assert (finding.rule, finding.category, finding.cwe) == ("cmdi", "authentication", "CWE-307")
+
+
+def test_the_general_rule_items_do_not_get_its_method_twice(repo: GitRepo) -> None:
+    general = parse_rule(GENERAL, "rules/security-review.md")
+    diff = load_diff(repo.path, "main", "HEAD")
+    (target,) = PreparedDiff(diff.files).targets(parse_rule(RULE, "rules/cmdi.md"))
+    own = system_prompt(replace(target, rule=general), "b" * 24, general=general)
+    assert "Beyond this rule" not in own

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..diff.model import Hunk
 from ..rules.matcher import BatchTarget, FileHunks, Target
+from ..rules.model import Rule
 from ..severity import one_line
 from .findings import Finding
 
@@ -50,10 +51,18 @@ def new_boundary(*untrusted: str) -> str:
             return boundary
 
 
-def system_prompt(target: Target, boundary: str, team: str = "") -> str:
-    """The reviewer's method, the rule and the team's policy (:func:`team_policy`):
-    identical across every item of the rule except for the boundary, which is per session."""
+def system_prompt(target: Target, boundary: str, team: str = "",
+                  general: Rule | None = None) -> str:
+    """The reviewer's method, the rule, the general review's method when the item is a
+    specific rule's (``general``, the rule with a ``coverage:`` key: the hunks a specific rule
+    sends are not sent to it too, so the rule's item takes its look) and the team's policy
+    (:func:`team_policy`): identical across every item of the rule except for the boundary,
+    which is per session."""
     rule = target.rule
+    look = ""
+    if general is not None and rule.coverage is None and general.id != rule.id:
+        look = render(load("general_look"), general_id=general.id,
+                      general_instructions=general.instructions)
     return render(
         load("system"),
         boundary=boundary,
@@ -62,7 +71,7 @@ def system_prompt(target: Target, boundary: str, team: str = "") -> str:
         rule_severity=rule.severity.value,
         rule_cwe=f", {rule.cwe}" if rule.cwe else "",
         rule_instructions=rule.instructions,
-    ) + team
+    ) + look + team
 
 
 def team_policy(instructions: str, source: str) -> str:

@@ -116,6 +116,9 @@ class ModelReviewer:
         #: The session's rules with ``detect`` patterns: their findings on an item's files are
         #: listed in its first message (:func:`share_rules` sets them once they are parsed).
         self.known_rules: tuple[Rule, ...] = ()
+        #: The general review's rule (``coverage:``): its method goes into every specific
+        #: rule's prompt, whose hunks it does not review itself (set by :func:`share_rules`).
+        self.general: Rule | None = None
         self._known: dict[str, tuple[Finding, ...]] = {}
 
     @cached_property
@@ -205,6 +208,7 @@ class ModelReviewer:
             "max_tool_calls": self.max_tool_calls, "max_tokens": self.max_tokens,
             "guidance": self.guidance.digest, "max_context_chars": self.max_context_chars,
             "shape": repr(self.shape(target)),
+            "general": self.general.content_sha if self.general is not None else None,
         })
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
@@ -392,7 +396,7 @@ class ModelReviewer:
                 for path, file in files.items() if file.kind.value != "deleted")
 
         request = ReviewRequest(
-            system=system_prompt(target, boundary, self.team),
+            system=system_prompt(target, boundary, self.team, self.general),
             task=task_prompt(
                 target, hunks=hunks, boundary=boundary, base_sha=self.diff.base_sha,
                 head_sha=self.diff.head_sha, max_turns=rule.max_turns or self.max_turns,
@@ -434,6 +438,7 @@ def share_rules(agent: object, rules: Sequence[Rule]) -> None:
     patterns found on its files."""
     for reviewer in getattr(agent, "reviewers", (agent,)):
         if isinstance(reviewer, ModelReviewer) and not reviewer.known_rules:
+            reviewer.general = next((rule for rule in rules if rule.coverage is not None), None)
             reviewer.known_rules = tuple(rule for rule in rules if rule.detect)
 
 
