@@ -6,6 +6,7 @@ link and a `#` line inside a fenced block is not a heading."""
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -102,3 +103,25 @@ def test_a_missing_file_an_unknown_anchor_and_a_way_out_are_reported(tmp_path: P
 def test_every_relative_link_resolves(page: Path) -> None:
     broken = broken_links(page)
     assert not broken, f"{page.relative_to(ROOT)}: " + "; ".join(broken)
+
+
+#: Pointers at documents outside the repository, assembled here so this file is not one of them.
+OUTSIDE = re.compile("|".join((re.escape("../" + "shared"), re.escape("DESIGN" + ".md"),
+                               r"\b[Ss]eed[ s]+0\d\d", "seeds" + "/")))
+
+
+def test_the_project_documents_itself() -> None:
+    """No file of the repository points at a document that is not in it."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True,
+                            check=False, timeout=60)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files are unknown")
+    pointers = []
+    for name in listed.stdout.decode().split("\0"):
+        path = ROOT / name
+        if not name or not path.is_file() or path.is_symlink():
+            continue
+        text = path.read_bytes()[:1_000_000].decode("utf-8", "replace")
+        pointers += [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}"
+                     for m in OUTSIDE.finditer(text)]
+    assert not pointers, "say what the thing is, not where it came from: " + "; ".join(pointers)
