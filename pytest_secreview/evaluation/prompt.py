@@ -15,11 +15,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..core.findings import Finding
 from ..diff.model import Hunk
 from ..rules.matcher import BatchTarget, FileHunks, Target
 from ..rules.model import Rule
 from ..severity import one_line
-from .findings import Finding
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 

@@ -18,12 +18,13 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from ..core.findings import Finding
+from ..core.severity import Severity
 from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
-from ..severity import Severity, one_line
+from ..severity import one_line
 from ..tools.redaction import redact, strip_control
 from ..tools.schema import described, tool_schema
-from .findings import Finding
 
 #: Characters of the cited ``code`` a model may send.
 MAX_CODE_CHARS = 500

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.findings import Finding
 from ..evaluation.agent import AgentLoop
-from ..evaluation.findings import Finding
 from ..evaluation.prompt import new_boundary
 from ..tools.redaction import redact
 from ..tools.registry import ToolRegistry
