@@ -395,3 +395,30 @@ def test_the_general_rule_items_do_not_get_its_method_twice(repo: GitRepo) -> No
     (target,) = PreparedDiff(diff.files).targets(parse_rule(RULE, "rules/cmdi.md"))
     own = system_prompt(replace(target, rule=general), "b" * 24, general=general)
     assert "Beyond this rule" not in own
+
+
+# -- hostile arguments to the new parameters -------------------------------------------------
+
+@pytest.mark.parametrize(("paths", "expected"), [
+    pytest.param([":(exclude)src/auth/login.py"], "(no changes)", id="magic-pathspec-is-a-name"),
+    pytest.param(["--output=/tmp/x"], "(no changes)", id="option-like-path-is-a-name"),
+    pytest.param(["src/*"], "(no changes)", id="wildcard-is-a-name"),
+    pytest.param([".aws/config"], "denied by the security gate", id="denied-path"),
+    pytest.param(["../outside"], "refused path", id="dotdot"),
+])
+def test_git_diff_paths_are_literal_and_checked(repo: GitRepo, paths: list[str],
+                                                expected: str) -> None:
+    head = repo.git("rev-parse", "HEAD").strip()
+    base = repo.git("rev-parse", "main").strip()
+    text = build_registry(repo.path, base_sha=base, head_sha=head).call(
+        "git_diff", {"paths": paths}).text
+    assert expected in text
+    assert "stand-in" not in text and "eu-west-1" not in text
+
+
+def test_a_brace_glob_with_too_many_alternatives_is_refused_with_the_fix(repo: GitRepo) -> None:
+    head = repo.git("rev-parse", "HEAD").strip()
+    result = build_registry(repo.path, base_sha=head, head_sha=head).call(
+        "list_files", {"pattern": "{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}.py"})
+    assert result.is_error
+    assert "expands to more than 64 alternatives; use fewer braces" in result.text
