@@ -330,9 +330,11 @@ def test_the_first_message_lists_the_other_files_and_other_rules_findings(
     share_rules(reviewer, [rule, parse_rule(SHELL_PATTERN, "rules/shell.md")])
     reviewer(target, ())
     task = _task(server)
-    files = task.split("The pull request also changes these 4 files", 1)[1].split("UNTRUSTED")[1]
+    files = task.split("The pull request also changes these 1 files", 1)[1].split("UNTRUSTED")[1]
     assert "- src/api/views.py (modified, +1 -1)\n" in files
-    assert "- .aws/credentials (added, +2 -0)\n" in files
+    # Secret-bearing files are counted, not named (as in a batch, the gate withholds them).
+    assert "also changes 3 secret-bearing files (keys, .env, credentials)" in task
+    assert ".aws" not in task and "deploy.pem" not in task
     assert "- src/auth/login.py" not in files  # the item's own file is not "other"
     known = task.split("Findings other rules' patterns already made on these files", 1)[1]
     assert ("- src/auth/login.py:4 MEDIUM [shell] a shell parses the command"
@@ -348,10 +350,9 @@ def test_a_long_list_of_other_files_is_capped_with_a_count(
     server = fake_servers.start().queue(_report([]))
     _review(repo, server)
     task = _task(server)
-    assert "The pull request also changes these 49 files" in task
-    # In the diff's order: three files before pkg/, then 37 of pkg/ make the 40 listed.
-    assert "- pkg/mod_36.py (added, +2 -0)" in task and "pkg/mod_37.py" not in task
-    assert ("- and 9 more files (+17 -1 lines in all): call git_diff with their paths, or "
+    assert "The pull request also changes these 46 files" in task
+    assert "- pkg/mod_39.py (added, +2 -0)" in task and "pkg/mod_40.py" not in task
+    assert ("- and 6 more files (+11 -1 lines in all): call git_diff with their paths, or "
             "list_files") in task
 
 

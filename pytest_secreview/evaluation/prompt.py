@@ -247,14 +247,20 @@ class ChangedFile:
     removed: int
 
 
-def shape_text(others: list[ChangedFile], known: list[Finding], boundary: str) -> str:
+def shape_text(others: list[ChangedFile], known: list[Finding], boundary: str, *,
+               withheld: int = 0) -> str:
     """What an item knows of the rest of the pull request: the other changed files with their
     added and removed line counts (at most :data:`MAX_LISTED_FILES`, the rest counted), and
     the findings other rules' patterns already made on the item's own files (at most
     :data:`MAX_KNOWN_FINDINGS`). A problem often spans files; a model shown neither cannot
     know to look, nor what not to repeat. Names and titles are the pull request's text:
-    they sit inside the untrusted block."""
+    they sit inside the untrusted block. ``withheld`` files (secret-bearing: the tools
+    withhold them) are counted, not named."""
     parts: list[str] = []
+    if withheld:
+        parts.append(f"The pull request also changes {withheld} secret-bearing files (keys, "
+                     ".env, credentials) that no tool may read; the deterministic checks "
+                     "review them.\n")
     if others:
         rows = [f"- {one_line(f.path)} ({f.kind}, +{f.added} -{f.removed})"
                 for f in others[:MAX_LISTED_FILES]]

@@ -130,14 +130,19 @@ class ModelReviewer:
                                     sum(len(h.removed_texts()) for h in f.hunks))
                 for f in self.diff.files}
 
-    def shape(self, target: Target) -> tuple[list[ChangedFile], list[Finding]]:
+    def shape(self, target: Target) -> tuple[list[ChangedFile], int, list[Finding]]:
         """The rest of the pull request for ``target``'s first message: the other changed
-        files, and what other rules' patterns found on its own files."""
+        files, how many more the gate withholds, and what other rules' patterns found on its
+        own files."""
         mine = {part.file.path for part in target.parts}
-        others = [f for path, f in self.changed_files.items() if path not in mine]
+        # A file the gate withholds is not named to the model, as in a batch: the note on
+        # the listing counts it.
+        gate = Gate()
+        rest = [f for path, f in self.changed_files.items() if path not in mine]
+        others = [f for f in rest if gate.reason(f.path) is None]
         found = [f for part in target.parts for f in self.known_findings(part.file)
                  if f.rule != target.rule.id]
-        return others, found
+        return others, len(rest) - len(others), found
 
     def known_findings(self, file: FileDiff) -> tuple[Finding, ...]:
         """What the detect patterns of every known rule report on ``file`` (each rule on the
@@ -358,11 +363,11 @@ class ModelReviewer:
                                   head_sha=self.diff.head_sha, github=github, tree=self.tree)
         boundary = self._boundary
         left_out = "\n".join(preloaded.left_out)
-        others, found = self.shape(target)
-        shape = redact(shape_text(others, found, boundary))
+        others, withheld, found = self.shape(target)
+        shape = redact(shape_text(others, found, boundary, withheld=withheld))
         if any(boundary in text for text in (hunks, pr_context, left_out, shape)):
             boundary = new_boundary(hunks, pr_context, left_out, shape)
-            shape = redact(shape_text(others, found, boundary))
+            shape = redact(shape_text(others, found, boundary, withheld=withheld))
         rule = target.rule
         known = self.blobs.keys()
 
