@@ -277,8 +277,10 @@ class RepoTools:
         deadline = time.monotonic() + limits.search_seconds
         hits: list[str] = []
         files_hit = searched = binary = used = 0
-        # Room for the notes within the output limit: hits past it are not shown.
-        budget = limits.max_output_chars - 2000
+        note = withheld_note(withheld)
+        # Room for the notes and the gate's list within the output limit: hits past it are
+        # not shown.
+        budget = limits.max_output_chars - 2000 - len(note)
         full = False
         last_path = ""
         for entry, data in self.tree.iter_blobs(readable, deadline=deadline):
@@ -331,7 +333,6 @@ class RepoTools:
                 f"[not searched, larger than {limits.max_search_file_bytes:,} bytes: {shown}"
                 f"{' and more' if len(large) > 10 else ''}; read them with read_file offset/limit]"
             )
-        note = withheld_note(withheld)
         if note:
             lines.append(note)
         return "\n".join(lines)
