@@ -526,3 +526,29 @@ def test_rule_runs_only_the_named_rules(
     assert len(tasks) == 3 and all("against rule `dangerous-call`" in t for t in tasks), tasks
     assert [r["rule"] for r in data["rules"]] == ["dangerous-call"]
     assert data["cost"]["model_calls"] == len(server.requests)
+
+
+def test_model_benchmark_runs_the_model_corpus_end_to_end_with_a_scripted_model(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import importlib.util
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_model.py"
+    spec = importlib.util.spec_from_file_location("bench_model", script)
+    assert spec and spec.loader
+    bench_model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_model)
+    saved = tmp_path / "bench.json"
+    status = bench_model.main(["--fake", "--case", "authz-invoice-download*",
+                               "--json-out", str(saved)])
+    section = capsys.readouterr().out
+    assert status == 0
+    data = json.loads(saved.read_text())
+    # Both cases were reviewed by the model path: calls were made and billed to rules.
+    assert data["complete"] is True and data["cases"] == 2
+    assert data["cost"]["model_calls"] >= 2
+    assert data["overall"]["expected"] == 1 and data["overall"]["fn"] == 1
+    assert "## With a model" in section and "they measure no model" in section
+    assert "secreview bench benchmarks/model_corpus --model openai:scripted-fake" in section
+    row = next(line for line in section.splitlines() if line.startswith("| **overall**"))
+    assert row.split("|")[11].strip() == str(data["cost"]["model_calls"])
