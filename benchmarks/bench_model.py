@@ -43,10 +43,11 @@ from tests.fake_providers import (
 
 CORPUS = ROOT / "benchmarks" / "model_corpus"
 SECTION = "model-path"
-# The rules whose items can see this corpus's flaws: the specific ones it labels and the
-# general review (an item per file otherwise goes to every bundled rule the grep matches).
+# The rules whose items see this corpus's flawed hunks: the ones it labels, the general
+# review, and the rules whose grep takes a flawed hunk away from the general review (the
+# sign-in's hunks go to trust-boundary, the signature's to xss as well as code-injection).
 RULES = ("missing-authorization", "code-injection", "xss", "path-traversal", "ssrf",
-         "security-review")
+         "trust-boundary", "security-review")
 
 
 def bench_command(model: str, api_base: str, cases: Sequence[str], rules: Sequence[str],
