@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .core.severity import Severity
 from .invocation import CommandLine, parse_command_line, trusted_args
 from .option_values import (
     choice,
@@ -23,7 +24,6 @@ from .option_values import (
     unit_float,
 )
 from .phases.names import PHASES
-from .severity import Severity
 
 if TYPE_CHECKING:
     from .llm.pricing import Price

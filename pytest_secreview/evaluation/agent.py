@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..activity import tool_call_finished
+from ..core.findings import Finding
 from ..errors import EvaluationError
 from ..llm import messages as msg
 from ..llm.base import ChatModel
@@ -32,7 +33,6 @@ from ..llm.errors import (
 )
 from ..tools.registry import ToolRegistry
 from ..usage import ReviewUsage
-from .findings import Finding
 from .prompt import prompt_tools_instructions, single_shot_prompt
 from .report_tool import REPORT_FINDINGS
 from .text_calls import parse_findings_answer, parse_text_calls

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from ..severity import Severity
+from ..core.severity import Severity
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, RuleReport
 

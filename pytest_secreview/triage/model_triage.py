@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..core.findings import Finding
 from ..errors import EvaluationError, SecreviewError
 from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
-from ..evaluation.findings import Finding
 from ..evaluation.prompt import new_boundary
 from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError
