@@ -61,7 +61,10 @@ def test_it_installs_the_package_from_its_own_checkout() -> None:
 def test_sarif_is_uploaded_when_asked_even_after_findings() -> None:
     upload = next(s for s in _action()["runs"]["steps"]
                   if str(s.get("uses", "")).startswith("github/codeql-action/upload-sarif@"))
-    assert "always()" in upload["if"] and "inputs.upload-sarif == 'true'" in upload["if"]
+    assert upload["if"] == (
+        "always() && inputs.upload-sarif == 'true' && steps.review.outputs.sarif != ''")
+    assert upload["with"]["sarif_file"] == "${{ steps.review.outputs.sarif }}"
+    assert "hashFiles" not in ACTION.read_text(), "no file of the checkout is uploaded"
     assert upload["with"]["category"] == "${{ inputs.sarif-category }}"
 
 
@@ -78,9 +81,11 @@ def _run(script: str, env: dict[str, str], tmp_path: Path, *stand_ins: str) -> l
                                      'env | grep "^SECREVIEW_" | sort\n')
         (tmp_path / name).chmod(0o755)
     clean = {key: value for key, value in os.environ.items() if not key.startswith("SECREVIEW")}
+    (tmp_path / "output").touch()
     result = subprocess.run(["bash", "-e", "-c", script],
                             env={**clean, "PATH": f"{tmp_path}{os.pathsep}{clean['PATH']}",
-                                 **env},
+                                 "RUNNER_TEMP": "/runner/temp",
+                                 "GITHUB_OUTPUT": str(tmp_path / "output"), **env},
                             capture_output=True, text=True, check=True, timeout=30)
     return result.stdout.splitlines()
 
@@ -102,7 +107,8 @@ def test_the_review_script_passes_every_input(tmp_path: Path) -> None:
                           "WORKERS": "2"}, tmp_path, "secreview")
     assert lines == [
         "secreview", "-n", "2", "--secreview-fail-on", "high", "--secreview-unreviewed", "warn",
-        "--junitxml=secreview.xml", "--secreview-sarif=secreview.sarif",
+        "--junitxml=/runner/temp/secreview.xml",
+        "--secreview-sarif=/runner/temp/secreview.sarif",
         "--secreview-semgrep-config", ".semgrep/",
         "--secreview-semgrep-config", "ci/extra rules.yml",
         "SECREVIEW_API_KEY=k-1", "SECREVIEW_MODEL=anthropic:claude-sonnet-4-5"]
@@ -117,3 +123,23 @@ def test_empty_inputs_leave_the_jobs_own_settings_alone(tmp_path: Path) -> None:
     assert "--secreview-semgrep-config" not in lines
     assert [line for line in lines if line.startswith("SECREVIEW_")] == [
         "SECREVIEW_MODEL=openai:local"]
+
+
+@pytest.mark.parametrize(("status", "writes"), [(1, True), (4, False)])
+def test_the_outputs_name_only_what_the_review_wrote(tmp_path: Path, status: int,
+                                                    writes: bool) -> None:
+    (tmp_path / "secreview").write_text(
+        "#!/bin/sh\n" + ('touch "$RUNNER_TEMP/secreview.sarif"\n' if writes else "")
+        + f"exit {status}\n")
+    (tmp_path / "secreview").chmod(0o755)
+    (tmp_path / "temp").mkdir()
+    (tmp_path / "output").touch()
+    env = {"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}",
+           "RUNNER_TEMP": str(tmp_path / "temp"), "GITHUB_OUTPUT": str(tmp_path / "output"),
+           "MODEL": "", "MODEL_API_KEY": "", "API_BASE": "", "FAIL_ON": "critical",
+           "UNREVIEWED": "fail", "SEMGREP_CONFIG": "", "WORKERS": "auto"}
+    result = subprocess.run(["bash", "-e", "-c", _step("review")["run"]], env=env,
+                            capture_output=True, text=True, check=False, timeout=30)
+    assert result.returncode == status
+    expected = f"sarif={tmp_path / 'temp' / 'secreview.sarif'}\n" if writes else ""
+    assert (tmp_path / "output").read_text() == expected

@@ -91,9 +91,14 @@ def test_a_single_job_installs_from_the_repository_and_runs_the_hardened_command
 ) -> None:
     assert _step(name, "install pytest-secreview from its repository")["run"] == INSTALL
     review = _step(name, "review")
-    assert review["run"].startswith("secreview ")
-    assert "--secreview-sarif=secreview.sarif" in review["run"]
+    assert "\nsecreview -n auto " in review["run"]
+    assert '--secreview-sarif="$RUNNER_TEMP/secreview.sarif"' in review["run"]
     assert review["env"]["SECREVIEW_UNREVIEWED"] == "fail"
+    upload = _job(name)["steps"][-1]
+    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
+    assert upload["if"] == "always() && steps.review.outputs.sarif == 'true'"
+    assert upload["with"]["sarif_file"] == "${{ runner.temp }}/secreview.sarif"
+    assert "hashFiles" not in (RECIPES / name).read_text(), "no file of the checkout is uploaded"
     checkout = _job(name)["steps"][0]
     assert checkout["uses"].startswith("actions/checkout@")
     assert checkout["with"] == {"fetch-depth": 0, "persist-credentials": False}
@@ -193,3 +198,30 @@ def test_the_reusable_workflow_installs_its_own_commit_unless_told_otherwise(
     result = subprocess.run(["bash", "-e", "-c", script], env=env, capture_output=True,
                             text=True, check=True, timeout=30)
     assert result.stdout.splitlines() == ["-m", "pip", "install", installed]
+
+
+@pytest.mark.parametrize(("status", "writes_sarif"), [(0, True), (1, True), (4, False)])
+def test_the_review_step_keeps_the_status_and_says_whether_it_wrote_sarif(
+    tmp_path: Path, status: int, writes_sarif: bool,
+) -> None:
+    """Run with a stand-in for secreview: findings (1) still upload the SARIF it wrote; a usage
+    error (4) that wrote none uploads nothing, whatever the checkout holds."""
+    (tmp_path / "secreview").write_text(
+        "#!/bin/sh\n"
+        + ('touch "$RUNNER_TEMP/secreview.sarif"\n' if writes_sarif else "")
+        + f"exit {status}\n")
+    (tmp_path / "secreview").chmod(0o755)
+    runner_temp = tmp_path / "temp"
+    runner_temp.mkdir()
+    output = tmp_path / "output"
+    output.touch()
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "secreview.sarif").write_text("{}")  # a pull request's forged report
+    result = subprocess.run(
+        ["bash", "-e", "-c", _step("no-model.yml", "review")["run"]], cwd=checkout,
+        env={"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}",
+             "RUNNER_TEMP": str(runner_temp), "GITHUB_OUTPUT": str(output)},
+        capture_output=True, text=True, check=False, timeout=30)
+    assert result.returncode == status
+    assert output.read_text() == ("sarif=true\n" if writes_sarif else "")

@@ -157,14 +157,23 @@ def _single_job(provider: Provider, model: str, source: str) -> str:
         + "      - name: install pytest-secreview from its repository\n"
         f'        run: python -m pip install "{_requirement(source)}"\n'
         "      - name: review\n"
+        "        id: review\n"
         "        env:\n"
         + "".join(f"          {line}\n" for line in env)
-        + "        run: secreview -n auto --junitxml=secreview.xml "
-        "--secreview-sarif=secreview.sarif\n"
-        "      - if: always() && hashFiles('secreview.sarif') != ''\n"
+        + "        # Outputs go to the runner's temporary directory: the checkout is the pull\n"
+        "        # request's, and a file it commits must never pass for the review's report.\n"
+        "        run: |\n"
+        "          status=0\n"
+        '          secreview -n auto --junitxml="$RUNNER_TEMP/secreview.xml" \\\n'
+        '            --secreview-sarif="$RUNNER_TEMP/secreview.sarif" || status=$?\n'
+        '          if [ -f "$RUNNER_TEMP/secreview.sarif" ]; then\n'
+        '            echo "sarif=true" >> "$GITHUB_OUTPUT"\n'
+        "          fi\n"
+        '          exit "$status"\n'
+        "      - if: always() && steps.review.outputs.sarif == 'true'\n"
         f"        uses: {UPLOAD_SARIF}\n"
         "        with:\n"
-        "          sarif_file: secreview.sarif\n"
+        "          sarif_file: ${{ runner.temp }}/secreview.sarif\n"
         "          category: secreview\n"
     )
 
