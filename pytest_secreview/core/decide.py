@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from .findings import FACT_CATEGORIES, Finding
 from .record import DETERMINISTIC, Change, ChangeKind, ItemRecord, Origin, as_found, provenance
@@ -85,6 +86,23 @@ class Verdict:
     #: The findings that count: at or above the threshold and not lowered.
     failing: tuple[Finding, ...]
     refused: tuple[Refusal, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe dict (``failing`` is written as the failing findings' fingerprints)."""
+        return {"outcome": self.outcome.value,
+                "findings": [f.to_json() for f in self.findings],
+                "failing": [f.fingerprint for f in self.failing],
+                "refused": [{"change": r.change.to_json(), "why": r.why} for r in self.refused]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
+        """Inverse of :meth:`to_json`."""
+        findings = tuple(Finding.from_json(f) for f in data.get("findings") or ())
+        failing = set(data.get("failing") or ())
+        return cls(Outcome(data["outcome"]), findings,
+                   tuple(f for f in findings if f.fingerprint in failing),
+                   tuple(Refusal(Change.from_json(r["change"]), str(r["why"]))
+                         for r in data.get("refused") or ()))
 
 
 def judge_change(change: Change, finding: Finding, fail_on: Severity) -> str | None:
@@ -175,7 +193,7 @@ def _overrule(change: Change, finding: Finding, why: str) -> Finding:
         # What the model said stays visible next to why it did not count.
         finding = replace(finding, triage="overruled", triage_reason=change.reason,
                           triage_confidence=change.confidence)
-    note = f"{change.kind.value} ({change.origin.value}) not accepted: {why}"
+    note = f"{change.kind.value} by {change.origin.value}: {why}"
     return replace(finding, overruled="; ".join(n for n in (finding.overruled, note) if n))
 
 

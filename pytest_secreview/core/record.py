@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from .findings import Finding
+from .findings import Finding, number_occurrences
 from .severity import Severity
 
 __all__ = ["DETERMINISTIC", "LOWERING", "TRUSTED", "Change", "ChangeKind", "ItemRecord", "Origin",
@@ -201,7 +201,8 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, model_ca
     """
     found: list[Finding] = []
     changes: list[Change] = []
-    for finding in findings:
+    # A change names its finding by fingerprint: identical lines are told apart first.
+    for finding in number_occurrences(findings):
         key = finding.fingerprint
         if finding.suppression == "baseline":
             changes.append(Change(key, ChangeKind.BASELINE, Origin.BASELINE,
