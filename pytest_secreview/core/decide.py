@@ -152,7 +152,7 @@ def decide(record: ItemRecord, policy: Policy) -> Verdict:
                 finding = _overrule(change, finding, why)
         decided.append(finding)
     decided.sort(key=Finding.sort_key)
-    failing = tuple(f for f in decided if f.severity.at_least(policy.fail_on) and not f.muted)
+    failing = tuple(f for f in decided if f.fails(policy.fail_on))
     return Verdict(_outcome(record, policy, bool(failing)), tuple(decided), failing,
                    tuple(refused))
 

@@ -125,6 +125,12 @@ class Finding:
         finding count" uses this."""
         return self.suppressed or self.below_min_confidence
 
+    def fails(self, threshold: Severity) -> bool:
+        """True when the finding counts against ``threshold``: at or above it and not muted.
+        Meaningful on a decided finding (:func:`pytest_secreview.core.decide.decide` sets
+        the fields that mute it); the one test of "does it fail the review"."""
+        return self.severity.at_least(threshold) and not self.muted
+
     def confidence_text(self) -> str:
         """``confidence 0.80``, or ``no confidence stated``."""
         if self.confidence is None:

@@ -166,5 +166,4 @@ class Report(_Model):
     @property
     def failing(self) -> list[FindingReport]:
         """Findings at or above the fail threshold."""
-        return [f for f in self.findings
-                if f.severity.at_least(self.fail_on) and not f.muted]
+        return [f for f in self.findings if f.fails(self.fail_on)]

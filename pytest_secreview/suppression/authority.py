@@ -4,7 +4,7 @@ the fail threshold only when the pull request's author has write access to the r
 Anyone can open a pull request that adds ``secreview: ignore[rule] fine`` next to the line it
 adds. The same permission check as mention mode's (:func:`~..mention.access.check_access`,
 ``GET /repos/{owner}/{repo}/collaborators/{author}/permission``) is asked once, on the
-controller, and only when the diff adds a suppression comment; the answer travels to the
+controller, and only when a changed hunk holds a suppression comment; the answer travels to the
 workers with the rest of the start-up (``state.Handoff``). No token, no pull request context,
 a bot or any answer but admin, maintain or write: not a maintainer's (fail closed).
 """
@@ -31,16 +31,17 @@ class Authority:
     reason: str
 
 
-def _adds_a_suppression(diff: Diff) -> bool:
-    return any(MARKER in line.text for file in diff.files for hunk in file.hunks
-               if MARKER in hunk.text for line in hunk.added)
+def _near_a_suppression(diff: Diff) -> bool:
+    # A comment the pull request adds, or one the base had that now covers a line it adds
+    # (the comment is then in the hunk's context): either makes the suppression its doing.
+    return any(MARKER in hunk.text for file in diff.files for hunk in file.hunks)
 
 
 def author_authority(diff: Diff, env: Mapping[str, str], *, number: int | None,
                      repository: str | None) -> Authority | None:
-    """The pull request author's authority over the suppressions it adds; None when the
-    diff adds none (nothing is asked). Never raises."""
-    if not _adds_a_suppression(diff):
+    """The pull request author's authority over the suppressions it adds or extends; None
+    when no changed hunk holds a suppression comment (nothing is asked). Never raises."""
+    if not _near_a_suppression(diff):
         return None
     pr = pull_request_from_env(env, number=number, repository=repository)
     if not (pr.can_call_api and pr.author and pr.repository):
