@@ -245,9 +245,8 @@ class RuleItem(pytest.Item):
         usage = dict(evaluation.usage)
         transcript = list(evaluation.transcript) or usage.pop("transcript", [])
         sent = dict(evaluation.sent) or usage.pop("sent", {})
-        model_cached = evaluation.cached or (usage.get("verify") or {}).get("cache") == "hit"
         found, changes = changes_from_fields(evaluation.findings, writer=self.review.author_writes,
-                                             model_cached=model_cached)
+                                             reused=evaluation.cached)
         parts = self.target.parts
         record = ItemRecord(
             nodeid=self.nodeid, rule=self.target.rule.id, path=self.target.file.path,
@@ -359,7 +358,7 @@ class UnreviewedItem(pytest.Item):
         if review.quiet is not None:  # the baseline mutes here too (the file is not read)
             findings = list(review.quiet.apply(findings, inline=False))
         as_found, changes = changes_from_fields(tuple(findings), writer=review.author_writes,
-                                                model_cached=False)
+                                                reused=False)
         record = ItemRecord(nodeid=self.nodeid, rule=None, path=self.file.path,
                             findings=as_found, changes=changes, not_reviewed=note)
         self.verdict = decide(record, review.policy)

@@ -187,3 +187,48 @@ def test_a_literal_credential_is_never_offered_for_dismissal(
     assert not server.requests  # deterministic-only rule, nothing offered: no model call
     (finding,) = _summary(pytester)["findings"]
     assert finding["triage"] is None
+
+
+SQL = textwrap.dedent("""\
+    ---
+    title: SQL injection
+    severity: critical
+    grep:
+      any: ["execute\\\\("]
+    ---
+    Trace user input into the SQL string.
+    """)
+
+
+@pytest.mark.parametrize("carried", [
+    {"triage": "dismissed", "triage_reason": "stale"},
+    {"below_min_confidence": True},
+    {"suppression": "baseline", "suppression_reason": "an old entry"},
+], ids=["dismissal", "min-confidence", "baseline"])
+def test_a_reused_evaluation_carries_no_lowering_this_run_did_not_make(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer, carried: dict[str, Any]
+) -> None:
+    # A stored review is the model's findings, reused; a lowering stored beside them (a
+    # cache restored from another run, or written by anyone who can write the directory)
+    # is nothing this run decided.
+    reported = {"severity": "CRITICAL", "title": "SQL built from input", "path": "app/db.py",
+                "line": 1, "explanation": "name comes from the request",
+                "recommendation": "bind it"}
+    server._responder = lambda request: _call("report_findings", {"findings": [reported]})
+    review_repo(rules={"sql": SQL},
+                pr={"app/db.py": "cur.execute('SELECT * FROM u WHERE n=' + name)\n"})
+    args = ("--secreview-model", "openai:gpt-4.1", "--secreview-api-base", server.url,
+            "--secreview-cache-dir", "cache", "--secreview-verify=false")
+    _review(pytester, *args).assert_outcomes(failed=1)
+    (entry,) = (pytester.path / "cache").rglob("*.json")
+    stored = json.loads(entry.read_text())
+    stored["findings"] = [{**f, **carried} for f in stored["findings"]]
+    entry.write_text(json.dumps(stored))
+    calls = len(server.requests)
+    result = _review(pytester, *args)
+    result.assert_outcomes(failed=1)
+    assert len(server.requests) == calls  # reused: no model call
+    (finding,) = _summary(pytester)["findings"]
+    assert (finding["triage"], finding["below_min_confidence"], finding["suppression"]) == (
+        None, False, None)
+    assert "cache: 1 item(s) reused" in result.stdout.str()

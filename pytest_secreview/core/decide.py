@@ -17,8 +17,8 @@ lower severity, min-confidence, exclusion) is accepted when
 
 Everything else is refused and kept on the finding as ``overruled`` with the reason: a
 pattern, taint or scanner finding at the threshold can be confirmed, annotated or raised by a
-model, never dismissed or lowered. Changes carried by a cache (:func:`~.record.from_cache`)
-are never trusted.
+model, never dismissed or lowered. A change from :attr:`~.record.Origin.CACHE` (what a stored
+evaluation would carry) is never trusted: it lowers nothing at the threshold.
 
 :func:`judge_exclusion` is the one judgement of path-level exclusions (files a rule does not
 see): only trusted origins exclude, and credential rules are never excluded.
@@ -41,7 +41,7 @@ __all__ = ["Exclusion", "Outcome", "Policy", "Refusal", "Verdict", "decide", "ju
 _BASE_ORIGINS = frozenset({Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS})
 #: The origins that may exclude a file from a rule.
 _EXCLUDING = frozenset({Origin.BASE_IGNORE, Origin.DEFAULTS, Origin.SETTINGS})
-_MODEL_ORIGINS = frozenset({Origin.MODEL, Origin.VERIFIER, Origin.CACHE})
+_MODEL_ORIGINS = frozenset({Origin.MODEL, Origin.VERIFIER})
 #: The values of ``--secreview-unreviewed`` and ``--secreview-on-error`` decide reads.
 UNREVIEWED_FAILS = "fail"
 ON_ERROR_SKIPS = "skip"
@@ -184,6 +184,8 @@ def _apply(change: Change, finding: Finding) -> Finding:
                        triage_confidence=change.confidence)
     if kind is ChangeKind.MIN_CONFIDENCE:
         return replace(finding, below_min_confidence=True)
+    if kind is ChangeKind.REUSE:
+        return finding  # recorded for the reader: the answer is the stored one
     assert change.severity is not None  # SEVERITY always carries the new one
     return replace(finding, severity=change.severity)
 

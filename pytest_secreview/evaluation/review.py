@@ -19,6 +19,7 @@ from ..audit.statement import cap
 from ..budget import Budget
 from ..cache import EvaluationCache, cache_key
 from ..core.findings import Finding
+from ..core.record import as_found
 from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
 from ..errors import EvaluationError, SecreviewError
@@ -200,8 +201,9 @@ class ModelReviewer:
                 "blobs": [self.blobs.get(p.file.path) for p in target.parts],
             })
             hit = self.cache.get(key)
-            if hit is not None:
-                return tuple(Finding.from_json(f) for f in hit["findings"]), {"cache": "hit"}
+            if hit is not None:  # the second look's verdicts, reused; nothing else it stored
+                return tuple(_verdict_only(Finding.from_json(f)) for f in hit["findings"]), {
+                    "cache": "hit"}
         usage = ReviewUsage(prices=self.prices,
                             on_cost=self.budget.add if self.budget is not None else None)
         try:
@@ -407,6 +409,13 @@ def _without_denied(target: BatchTarget) -> tuple[BatchTarget | None, str]:
 TOOLS_VERSION = "1"
 
 
+def _verdict_only(stored: Finding) -> Finding:
+    """A finding from a stored second look: its verdict (confirmed or dismissed, re-judged
+    by ``core.decide``) and nothing else a stored entry could claim."""
+    return replace(as_found(stored), triage=stored.triage, triage_reason=stored.triage_reason,
+                   triage_confidence=stored.triage_confidence)
+
+
 def _from_cache(entry: dict[str, Any]) -> AgentOutput:
     """A cached review: the same findings, no model call now, the original cost noted."""
     original = entry.get("usage", {})
@@ -416,7 +425,9 @@ def _from_cache(entry: dict[str, Any]) -> AgentOutput:
         "wall_seconds": 0.0, "cache": "hit", "original_cost_usd": original.get("cost_usd"),
     }
     return AgentOutput(
-        findings=[Finding.from_json(f) for f in entry.get("findings", [])],
+        # The model's findings as found: a stored entry carries no lowering into this run
+        # (what is decided about them is decided again, here).
+        findings=[as_found(Finding.from_json(f)) for f in entry.get("findings", [])],
         mode=str(entry.get("mode")), usage=usage,
         transcript=tuple(entry.get("transcript", [])), sent=entry.get("sent", {}),
         cached=True,
