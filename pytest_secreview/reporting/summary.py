@@ -1,7 +1,10 @@
 """Aggregate item reports into the session's results.
 
 Runs wherever reports arrive: in a plain run, and on the xdist controller, which receives
-every worker's reports; workers only ship JSON-safe data in ``user_properties``.
+every worker's reports. Each item ships its record and verdict once, on its setup report
+(``report.secreview_record``, JSON-safe: see :mod:`pytest_secreview.core.record`); every
+output renders those. ``user_properties`` carry only the node's rule and path (and the JUnit
+properties, a rendering of the record).
 """
 
 from __future__ import annotations
