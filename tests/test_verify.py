@@ -136,6 +136,11 @@ def test_a_prompt_injected_dismissal_never_clears_a_deterministic_critical(
                                                                        "CRITICAL")
     assert finding["triage"] == "overruled"
     assert finding["triage_reason"] == "test helper, never reached from a request"
+    (item,) = _summary(pytester)["items"]
+    (change,) = item["changes"]
+    assert (change["kind"], change["origin"], change["trusted"], change["accepted"]) == (
+        "dismiss", "model", False, False)
+    assert change["fingerprint"] == finding["fingerprint"]
     assert "suppressions" not in _sarif_results(pytester)[0]
 
 
