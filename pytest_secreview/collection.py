@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
-from .core.decide import ON_ERROR_SKIPS, Outcome, Verdict, decide
+from .core.decide import Outcome, Verdict, decide
 from .core.findings import Finding
 from .core.record import ItemRecord, changes_from_fields
 from .diff.model import FileDiff
@@ -226,16 +226,15 @@ class RuleItem(pytest.Item):
             # The model review broke; what the patterns found still stands, and a finding
             # at the threshold fails the item whatever the model did.
             error = exc
-            skip = review.settings.on_error == ON_ERROR_SKIPS
             evaluation = Evaluation(
                 findings=tuple(exc.findings), mode=(exc.usage_record or {}).get("mode", "error"),
-                usage=dict(exc.usage_record or {}), not_reviewed=(
-                    f"not reviewed (--secreview-on-error=skip): {exc}" if skip
-                    else f"model review failed: {exc}"),
+                usage=dict(exc.usage_record or {}), not_reviewed=f"model review failed: {exc}",
                 assessments=tuple(exc.assessments),
             )
         self.verdict = self._record(evaluation, None if error is None else str(error))
         self.stash[EVALUATION_KEY] = evaluation
+        self.skip_message = (None if error is None else
+                             f"not reviewed (--secreview-on-error=skip): {error}")
         if error is not None and self.verdict.outcome is Outcome.ERROR:
             raise error  # nothing at the threshold: an infrastructure error, never a pass
 
@@ -280,7 +279,8 @@ class RuleItem(pytest.Item):
     def runtest(self) -> None:
         judge(self.verdict, self.review.settings.unreviewed,
               self.stash[EVALUATION_KEY].not_reviewed,
-              what=f"rule {self.target.rule.id} on {one_line(self.target.file.path)}")
+              what=f"rule {self.target.rule.id} on {one_line(self.target.file.path)}",
+              skip_message=self.skip_message)
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
