@@ -119,12 +119,15 @@ class FindingsFailure(Exception):
         self.note = note
 
 
-def attach_record(item: pytest.Item, record: ItemRecord, verdict: Verdict) -> None:
+def attach_record(item: pytest.Item, record: ItemRecord, verdict: Verdict,
+                  risk_evidence: dict[str, Any] | None = None) -> None:
     """Hand ``item``'s record and its verdict to the report, once: the summary renders
-    every output from them. The JUnit testcase properties ``secreview_findings``,
-    ``secreview_usage``, ``secreview_mode`` and ``secreview_cached`` (a documented output)
-    and the JSON report's metadata are renderings of the same record."""
-    item.stash[RECORD_KEY] = {"record": record.to_json(), "verdict": verdict.to_json()}
+    every output from them (with the intent audit's ``risk_evidence``, when given). The JUnit
+    testcase properties ``secreview_findings``, ``secreview_usage``, ``secreview_mode`` and
+    ``secreview_cached`` (a documented output) and the JSON report's metadata are renderings
+    of the same record."""
+    item.stash[RECORD_KEY] = {"record": record.to_json(), "verdict": verdict.to_json(),
+                              "risk_evidence": risk_evidence}
     findings = [f.to_json() for f in verdict.findings]
     item.user_properties.append(("secreview_findings", json.dumps(findings, sort_keys=True)))
     item.user_properties.append(("secreview_usage", json.dumps(record.usage, sort_keys=True)))

@@ -8,7 +8,6 @@ reported and the item is unreviewed: skipped with that reason, or failed under
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -164,9 +163,7 @@ class IntentItem(pytest.Item):
         record = ItemRecord(nodeid=self.nodeid, rule=rule.id, path=PR_PATH, mode=mode,
                             usage=usage, not_reviewed=not_reviewed, error=error,
                             assessments=tuple(assessments))
-        attach_record(self, record, decide(record, self.review.policy))
-        self.user_properties.append(
-            ("secreview_risk_evidence", json.dumps(evidence.to_json(), sort_keys=True)))
+        attach_record(self, record, decide(record, self.review.policy), evidence.to_json())
 
     def runtest(self) -> None:
         if self.not_reviewed is not None:

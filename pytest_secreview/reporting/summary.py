@@ -9,7 +9,6 @@ properties, a rendering of the record).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,8 +96,8 @@ class Summary:
         if isinstance(shipped, dict):
             result.take(ItemRecord.from_json(shipped["record"]),
                         Verdict.from_json(shipped["verdict"]))
-        if "secreview_risk_evidence" in props:  # the intent audit's evidence, apart
-            result.risk_evidence = json.loads(props["secreview_risk_evidence"])
+            if shipped.get("risk_evidence") is not None:  # the intent audit's, apart
+                result.risk_evidence = shipped["risk_evidence"]
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)
