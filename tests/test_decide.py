@@ -189,3 +189,15 @@ def test_nothing_the_pull_request_controls_lowers_a_finding_at_the_threshold(
             c.origin in (Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS)
             for c in changes):
         assert _counts(everything, policy)
+
+
+@settings(max_examples=200, deadline=None)
+@given(category=st.sampled_from([None, "injection", *sorted(FACT_CATEGORIES)]),
+       origin=st.sampled_from(list(Origin)))
+def test_only_trusted_origins_exclude_and_never_a_credential_rule(
+        category: str | None, origin: Origin) -> None:
+    judged = judge_exclusion(category, origin, "vendored")
+    if judged.excluded:
+        assert origin in TRUSTED and category not in FACT_CATEGORIES
+    if origin in (Origin.PR_FILES, Origin.PR_COMMENT, Origin.MODEL, Origin.CACHE):
+        assert not judged.excluded
