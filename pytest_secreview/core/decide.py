@@ -127,7 +127,8 @@ def judge_change(change: Change, finding: Finding, fail_on: Severity) -> str | N
     if change.origin in _MODEL_ORIGINS:
         return (f"a model's answer never lowers a deterministic finding at or above "
                 f"{fail_on.value} (it can confirm or raise it)")
-    return f"{change.origin.value} is controlled by the pull request and cannot lower it"
+    return (f"{change.origin.value} is not a trusted source: it cannot lower a finding at or "
+            f"above {fail_on.value}")
 
 
 def decide(record: ItemRecord, policy: Policy) -> Verdict:
