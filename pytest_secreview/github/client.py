@@ -17,6 +17,9 @@
   connection that never opened): retrying a POST after a 5xx could post a comment twice.
 - Errors are :class:`GitHubError` with the status and GitHub's message trimmed; the token is
   never in a message, a repr or a log line.
+- Identity (:meth:`GitHubClient.author`): the account the token writes as, asked once per
+  client. Only comments by that account are ever found again or edited (the summary, the
+  progress comment, inline comments): anyone can post a comment carrying our markers.
 - Dry run (``dry_run_dir``): mutating requests (POST, PATCH, PUT, DELETE) are written as
   numbered JSON files (``0001-POST.json``: method, URL, non-secret headers, JSON body) and not
   sent; the answer is ``{"id": 0, "dry_run": true}``. GETs are sent when a token is present,
@@ -103,6 +106,28 @@ class GitHubRetry(Backoff):
 
 
 @dataclass(frozen=True)
+class Author:
+    """The account a token writes as: ``login`` and GitHub's user ``type`` (User, Bot)."""
+
+    login: str
+    type: str
+
+    def wrote(self, item: Any) -> bool:
+        """True when ``item`` (a comment as GitHub lists it) was written by this account."""
+        user = item.get("user") if isinstance(item, dict) else None
+        if not isinstance(user, dict):
+            return False
+        login, kind = user.get("login"), user.get("type")
+        # GitHub logins are case-insensitive; the type tells the bot from a user named alike.
+        return (isinstance(login, str) and login.lower() == self.login.lower()
+                and kind == self.type)
+
+
+#: Who GitHub Actions' ``GITHUB_TOKEN`` (an installation token) writes as.
+ACTIONS_BOT = Author("github-actions[bot]", "Bot")
+
+
+@dataclass(frozen=True)
 class Listing:
     """Items of a paginated list; ``complete`` is False when ``max_pages`` cut it short."""
 
@@ -140,6 +165,7 @@ class GitHubClient:
         self.max_pages = max_pages
         self.dry_run_dir = dry_run_dir
         self.waited = 0.0
+        self._author: Author | None = None
 
     def __repr__(self) -> str:
         token = "set" if self._token else "none"
@@ -155,6 +181,34 @@ class GitHubClient:
     def dry_run(self) -> bool:
         """True when mutating requests are written to files instead of sent."""
         return self.dry_run_dir is not None
+
+    def author(self) -> Author | None:
+        """The account this token writes as, found on the first call: ``GET /user`` for a
+        personal or OAuth token; an installation token (GitHub Actions' ``GITHUB_TOKEN``) is
+        refused there with 403 "Resource not accessible by integration" and writes as
+        :data:`ACTIONS_BOT`. None in a dry run without a token (nothing is listed then).
+
+        Raises :class:`GitHubError` when GitHub answers otherwise.
+        """
+        if self._author is not None:
+            return self._author
+        if not self.has_token:
+            return None
+        try:
+            answer = self.get("/user")
+        except GitHubError as exc:
+            if not exc.integration_forbidden:
+                raise
+            self._author = ACTIONS_BOT
+            return self._author
+        login = answer.get("login") if isinstance(answer, dict) else None
+        kind = answer.get("type") if isinstance(answer, dict) else None
+        if not (isinstance(login, str) and login and isinstance(kind, str)):
+            raise GitHubError("GitHub GET /user answered without a login and type; the "
+                              "token's own comments cannot be told from others'",
+                              method="GET", path="/user")
+        self._author = Author(login, kind)
+        return self._author
 
     # -- public calls ---------------------------------------------------------------------
 
