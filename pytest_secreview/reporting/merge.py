@@ -7,6 +7,12 @@ and the markdown summary are made, exactly as a single run would have made them.
 
 Shards must review the same range with the same threshold: anything else is an error that
 names the file, because a merged report of two different reviews would be a lie.
+
+With the run's key (:mod:`.run_binding`) only reports this run produced are merged
+(:func:`bind_shards`): a report without a valid binding is foreign, a group of the split that
+sent no bound report is missing, and either becomes an unreviewed item (failed under
+``--unreviewed fail``, else skipped; never passed). Only the JUnit files the bindings name are
+merged.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,8 +28,10 @@ from pydantic import ValidationError
 
 from ..errors import ConfigError
 from ..evaluation.findings import Finding
+from ..severity import one_line
 from ..usage_counts import USAGE_COUNTS
 from .model import ItemReport, NotReviewed, Outcome, Report, RuleReport, Usage
+from .run_binding import RUN_KEY_ENV, ForeignShard, ShardBinding, verify_binding
 
 #: The file each shard's ``--secreview-report`` directory holds.
 SUMMARY_NAME = "summary.json"
@@ -62,6 +70,71 @@ def find_shard_files(directories: Sequence[Path]) -> ShardFiles:
     return ShardFiles(tuple(summaries), tuple(junit))
 
 
+@dataclass(frozen=True)
+class BoundShards:
+    """The shard files this run produced, and an unreviewed item for each shard it did not."""
+
+    summaries: tuple[Path, ...]
+    junit: tuple[Path, ...]
+    unreviewed: tuple[ItemReport, ...]
+    lines: tuple[str, ...]
+
+
+def bind_shards(files: ShardFiles, key: bytes | None, env: Mapping[str, str], *,
+                shards: int | None = None, policy: str = "fail") -> BoundShards:
+    """Keep the shard reports whose binding verifies under ``key`` (see
+    :func:`.run_binding.verify_binding`), with the JUnit files they name. Each foreign report,
+    and each group of ``shards`` (else of the split the bindings record) without a bound
+    report, becomes an unreviewed item: ``failed`` under ``policy`` ``fail``, else
+    ``skipped``. Without a key nothing can be checked: every file is kept, and a line says so.
+    """
+    if key is None:
+        return BoundShards(files.summaries, files.junit, (), (
+            f"shard reports not checked against the run ({RUN_KEY_ENV} is not set): they are "
+            "trusted as they are",))
+    bound: list[tuple[Path, ShardBinding]] = []
+    unreviewed: list[ItemReport] = []
+    lines: list[str] = []
+    for summary in files.summaries:
+        try:
+            bound.append((summary, verify_binding(summary, key, env)))
+        except ForeignShard as why:
+            reason = f"not reviewed: {summary} is not a report of this run: {why}"
+            unreviewed.append(_unreviewed_shard(str(summary), reason, policy))
+            lines.append(f"shard report refused: {summary}: {why}")
+    splits = {b.splits for _, b in bound if b.splits is not None}
+    if len(splits) > 1:
+        raise ConfigError("the bound shard reports disagree on the number of shards ("
+                          + ", ".join(map(str, sorted(splits))) + "); merge one run's shards")
+    expected = shards or next(iter(splits), None)
+    groups = {b.group for _, b in bound if b.group is not None}
+    if expected is not None:
+        for group in range(1, expected + 1):
+            if group not in groups:
+                unreviewed.append(_unreviewed_shard(
+                    f"shard {group} of {expected}",
+                    f"not reviewed: shard {group} of {expected} sent no report of this run",
+                    policy))
+    if not bound:
+        raise ConfigError("no shard report of this run to merge (" + "; ".join(lines)
+                          + f"); every shard's binding must verify under this run's "
+                          f"{RUN_KEY_ENV}: pass the directories this run's shards uploaded")
+    junit = []
+    for summary, binding in bound:
+        path = binding.junit_path(summary.parent)
+        if path is not None:
+            junit.append(path)
+    return BoundShards(tuple(p for p, _ in bound), tuple(junit), tuple(unreviewed),
+                       tuple(lines))
+
+
+def _unreviewed_shard(what: str, reason: str, policy: str) -> ItemReport:
+    name = one_line(what)
+    return ItemReport(nodeid=f"secreview::unreviewed-shard[{name}]", rule=None,
+                      path=f"({name})", outcome="failed" if policy == "fail" else "skipped",
+                      reason=reason, risk_evidence=None)
+
+
 def _is_junit(path: Path) -> bool:
     try:
         root = ET.parse(path).getroot()  # noqa: S314 - written by our own shards
@@ -80,12 +153,14 @@ def load_report(path: Path) -> Report:
                           "shards' --secreview-report directories") from None
 
 
-def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = ()) -> Report:
+def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
+                  unreviewed: Sequence[ItemReport] = ()) -> Report:
     """One report for the whole review. An item reported by several shards (a re-run of one
     shard) keeps its last result; outcomes, findings and usage are recomputed from the items
-    so the totals always agree with them."""
+    so the totals always agree with them. ``unreviewed``: items for shards that sent no
+    report of this run (:func:`bind_shards`), listed as not reviewed too."""
     if not reports:
-        raise ConfigError("nothing to merge: no shard reports were given")
+        raise ConfigError("nothing to merge: no shard report of this run was given")
     names = [str(p) for p in sources] or [f"shard {i + 1}" for i in range(len(reports))]
     first = reports[0]
     for name, report in zip(names[1:], reports[1:], strict=False):
@@ -99,6 +174,7 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = ()) -> Re
     items: dict[str, ItemReport] = {}
     for report in reports:
         items.update((item.nodeid, item) for item in report.items)
+    items.update((item.nodeid, item) for item in unreviewed)
     ordered = sorted(items.values(), key=lambda i: i.nodeid)
     counts = Counter(item.outcome for item in ordered)
     findings = sorted((f for item in ordered for f in item.findings), key=Finding.sort_key)
@@ -137,7 +213,8 @@ def _merged_not_reviewed(reports: Sequence[Report], items: list[ItemReport]
         for r in reports for n in r.not_reviewed if (n.path, n.rule) not in node_paths
     }
     for item in items:
-        if item.outcome in ("skipped", "error"):
+        if item.outcome in ("skipped", "error") or item.nodeid.startswith(
+                "secreview::unreviewed-shard["):
             entry = NotReviewed(path=item.path, rule=item.rule, reason=item.reason or item.outcome)
             merged[(entry.path, entry.rule, entry.reason)] = entry
     return sorted(merged.values(), key=lambda n: (n.path, n.rule or "", n.reason))
