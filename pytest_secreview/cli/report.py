@@ -33,6 +33,7 @@ from ..reporting.merge import (
     merge_junit,
     merge_reports,
     write_durations,
+    write_junit,
 )
 from ..reporting.outputs import deliver_rich, write_summary_json
 from ..reporting.run_binding import run_key
@@ -116,9 +117,7 @@ def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[s
         if not files.junit:
             lines.append("no JUnit files found in the shard directories; --junitxml not written")
         else:
-            args.junitxml.parent.mkdir(parents=True, exist_ok=True)
-            merge_junit(files.junit).write(args.junitxml, encoding="utf-8",
-                                           xml_declaration=True)
+            write_junit(merge_junit(files.junit), args.junitxml)
             lines.append(f"JUnit: {args.junitxml} ({len(files.junit)} file(s) merged)")
     settings = Settings(enabled=True, sarif=args.sarif, comment=args.comment, pr=args.pr,
                         repo=args.repo, dry_run=args.dry_run, artifacts=out)
@@ -151,8 +150,7 @@ def render(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[
                             lines=lines, needed_by="secreview report", env=env,
                             report_dir=args.out)
     if args.junitxml is not None:
-        args.junitxml.parent.mkdir(parents=True, exist_ok=True)
-        merge_junit([junit]).write(args.junitxml, encoding="utf-8", xml_declaration=True)
+        write_junit(merge_junit([junit]), args.junitxml)
         lines.append(f"JUnit: {args.junitxml}")
     return status, lines
 

@@ -40,6 +40,7 @@ from typing import Any
 
 import httpx
 
+from ..atomic import check_output_path, write_text_atomic
 from ..backoff import Backoff
 from ..errors import SecreviewError
 from ..llm.http import USER_AGENT, parse_retry_after, shared_client
@@ -424,6 +425,7 @@ class GitHubClient:
                 body: Mapping[str, Any] | None) -> Any:
         assert self.dry_run_dir is not None
         directory = self.dry_run_dir
+        check_output_path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         # Continue the numbering of earlier runs into the same directory.
         taken = [int(m.group(1)) for p in directory.iterdir()
@@ -434,10 +436,8 @@ class GitHubClient:
                    if k != "Authorization"}
         record = {"method": method, "url": full_url, "headers": headers, "json": body}
         target = directory / f"{number:04d}-{method}.json"
-        target.write_text(
-            json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n",
-            encoding="utf-8",
-        )
+        write_text_atomic(
+            target, json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
         return {"id": 0, "dry_run": True}
 
     def _scrub(self, text: str) -> str:

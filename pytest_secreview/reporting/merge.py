@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..atomic import write_bytes_atomic, write_text_atomic
 from ..errors import ConfigError
 from ..evaluation.findings import Finding
 from ..severity import one_line
@@ -253,8 +254,7 @@ def write_durations(report: Report, path: Path, previous: Path | None = None) ->
             merged.update({str(k): float(v) for k, v in loaded.items()
                            if isinstance(v, int | float)})
     merged.update(durations(report))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dict(sorted(merged.items())), indent=1) + "\n")
+    write_text_atomic(path, json.dumps(dict(sorted(merged.items())), indent=1) + "\n")
 
 
 def merge_junit(paths: Sequence[Path]) -> ET.ElementTree:
@@ -289,6 +289,13 @@ def merge_junit(paths: Sequence[Path]) -> ET.ElementTree:
     root.append(suite)
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def write_junit(tree: ET.ElementTree, path: Path) -> Path:
+    """Write a (merged) JUnit tree to ``path`` through the one output writer."""
+    root = tree.getroot()
+    assert root is not None  # merge_junit always builds a <testsuites> root
+    return write_bytes_atomic(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
 
 def _case_outcome(case: ET.Element) -> str:

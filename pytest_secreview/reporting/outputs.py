@@ -170,7 +170,6 @@ def _render(report: Report, *, settings: Settings, invocation: Path, report_dir:
     ArtifactWriter(report_dir).write_text("summary.md", markdown)
     if settings.sarif:
         sarif_path = invocation / settings.sarif
-        sarif_path.parent.mkdir(parents=True, exist_ok=True)
         write_sarif(report, sarif_path)
         lines.append(f"SARIF: {sarif_path}")
     if in_github_actions(env):
