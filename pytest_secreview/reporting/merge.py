@@ -27,8 +27,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..atomic import write_bytes_atomic, write_text_atomic
+from ..core.findings import Finding
 from ..errors import ConfigError
-from ..evaluation.findings import Finding
 from ..severity import one_line
 from ..usage_counts import USAGE_COUNTS
 from .model import ItemReport, NotReviewed, Outcome, Report, RuleReport, Usage
