@@ -103,9 +103,9 @@ def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[s
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     found = find_shard_files(args.merge)
-    files = bind_shards(found, key, env, shards=args.shards, policy=args.unreviewed)
+    files = bind_shards(found, key, env, shards=args.shards)
     report = merge_reports([load_report(p) for p in files.summaries], files.summaries,
-                           files.unreviewed)
+                           files.unreviewed, unreviewed_policy=args.unreviewed)
     out: Path = args.out or Path("secreview-report")
     write_summary_json(report, out)
     lines = [*files.lines,

@@ -27,7 +27,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..atomic import write_bytes_atomic, write_text_atomic
+from ..core.decide import UNREVIEWED_FAILS, Policy, decide
+from ..core.decide import Outcome as Decided
 from ..core.findings import Finding
+from ..core.record import ItemRecord
 from ..errors import ConfigError
 from ..severity import one_line
 from ..usage_counts import USAGE_COUNTS
@@ -77,31 +80,32 @@ class BoundShards:
 
     summaries: tuple[Path, ...]
     junit: tuple[Path, ...]
-    unreviewed: tuple[ItemReport, ...]
+    #: (what was not reviewed, why) for each foreign report and each missing group.
+    unreviewed: tuple[tuple[str, str], ...]
     lines: tuple[str, ...]
 
 
 def bind_shards(files: ShardFiles, key: bytes | None, env: Mapping[str, str], *,
-                shards: int | None = None, policy: str = "fail") -> BoundShards:
+                shards: int | None = None) -> BoundShards:
     """Keep the shard reports whose binding verifies under ``key`` (see
     :func:`.run_binding.verify_binding`), with the JUnit files they name. Each foreign report,
     and each group of ``shards`` (else of the split the bindings record) without a bound
-    report, becomes an unreviewed item: ``failed`` under ``policy`` ``fail``, else
-    ``skipped``. Without a key nothing can be checked: every file is kept, and a line says so.
+    report, is listed as unreviewed (:func:`merge_reports` makes an item of each). Without a
+    key nothing can be checked: every file is kept, and a line says so.
     """
     if key is None:
         return BoundShards(files.summaries, files.junit, (), (
             f"shard reports not checked against the run ({RUN_KEY_ENV} is not set): they are "
             "trusted as they are",))
     bound: list[tuple[Path, ShardBinding]] = []
-    unreviewed: list[ItemReport] = []
+    unreviewed: list[tuple[str, str]] = []
     lines: list[str] = []
     for summary in files.summaries:
         try:
             bound.append((summary, verify_binding(summary, key, env)))
         except ForeignShard as why:
-            reason = f"not reviewed: {summary} is not a report of this run: {why}"
-            unreviewed.append(_unreviewed_shard(str(summary), reason, policy))
+            unreviewed.append((str(summary),
+                               f"not reviewed: {summary} is not a report of this run: {why}"))
             lines.append(f"shard report refused: {summary}: {why}")
     splits = {b.splits for _, b in bound if b.splits is not None}
     if len(splits) > 1:
@@ -112,10 +116,9 @@ def bind_shards(files: ShardFiles, key: bytes | None, env: Mapping[str, str], *,
     if expected is not None:
         for group in range(1, expected + 1):
             if group not in groups:
-                unreviewed.append(_unreviewed_shard(
+                unreviewed.append((
                     f"shard {group} of {expected}",
-                    f"not reviewed: shard {group} of {expected} sent no report of this run",
-                    policy))
+                    f"not reviewed: shard {group} of {expected} sent no report of this run"))
     if not bound:
         raise ConfigError("no shard report of this run to merge (" + "; ".join(lines)
                           + f"); every shard's binding must verify under this run's "
@@ -129,10 +132,16 @@ def bind_shards(files: ShardFiles, key: bytes | None, env: Mapping[str, str], *,
                        tuple(lines))
 
 
-def _unreviewed_shard(what: str, reason: str, policy: str) -> ItemReport:
+def _unreviewed_shard(what: str, reason: str, policy: Policy) -> ItemReport:
+    """An item for a shard that sent no report of this run, its outcome decided like every
+    item's: by :func:`~..core.decide.decide` under the ``--unreviewed`` policy."""
     name = one_line(what)
-    return ItemReport(nodeid=f"secreview::unreviewed-shard[{name}]", rule=None,
-                      path=f"({name})", outcome="failed" if policy == "fail" else "skipped",
+    record = ItemRecord(nodeid=f"secreview::unreviewed-shard[{name}]", rule=None,
+                        path=f"({name})", not_reviewed=reason)
+    verdict = decide(record, policy)
+    outcome: Outcome = ("failed" if verdict.outcome is Decided.UNREVIEWED_FAILED
+                        else "skipped" if verdict.outcome is Decided.SKIPPED else "error")
+    return ItemReport(nodeid=record.nodeid, rule=None, path=record.path, outcome=outcome,
                       reason=reason, risk_evidence=None)
 
 
@@ -155,11 +164,13 @@ def load_report(path: Path) -> Report:
 
 
 def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
-                  unreviewed: Sequence[ItemReport] = ()) -> Report:
+                  unreviewed: Sequence[tuple[str, str]] = (), *,
+                  unreviewed_policy: str = UNREVIEWED_FAILS) -> Report:
     """One report for the whole review. An item reported by several shards (a re-run of one
     shard) keeps its last result; outcomes, findings and usage are recomputed from the items
-    so the totals always agree with them. ``unreviewed``: items for shards that sent no
-    report of this run (:func:`bind_shards`), listed as not reviewed too."""
+    so the totals always agree with them. ``unreviewed``: (what, why) of each shard that
+    sent no report of this run (:func:`bind_shards`): an item each, failed under
+    ``unreviewed_policy`` ``fail``, else skipped, never passed; listed as not reviewed too."""
     if not reports:
         raise ConfigError("nothing to merge: no shard report of this run was given")
     names = [str(p) for p in sources] or [f"shard {i + 1}" for i in range(len(reports))]
@@ -175,7 +186,9 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
     items: dict[str, ItemReport] = {}
     for report in reports:
         items.update((item.nodeid, item) for item in report.items)
-    items.update((item.nodeid, item) for item in unreviewed)
+    policy = Policy(fail_on=first.fail_on, unreviewed=unreviewed_policy)
+    missing = [_unreviewed_shard(what, why, policy) for what, why in unreviewed]
+    items.update((item.nodeid, item) for item in missing)
     ordered = sorted(items.values(), key=lambda i: i.nodeid)
     counts = Counter(item.outcome for item in ordered)
     findings = sorted((f for item in ordered for f in item.findings), key=Finding.sort_key)
