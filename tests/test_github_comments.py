@@ -153,7 +153,10 @@ def test_a_personal_token_edits_only_its_own_comment(token: str) -> None:
         assert (first.summary, second.summary) == ("created", "updated")
         assert first.summary_comment_id == second.summary_comment_id != actions["id"]
         assert actions["body"].endswith("old")
-        assert len(server.calls("GET", "/user")) == 1, "the identity is found once per client"
+        again = publish(make_report([]), pr, mode="summary",
+                        client=make_client(server.api_url, token))
+        assert again.summary_comment_id == first.summary_comment_id
+        assert len(server.calls("GET", "/user")) == 1, "the identity is found once per run"
 
 
 def test_a_finding_marker_forged_by_someone_else_does_not_silence_the_inline_comment(

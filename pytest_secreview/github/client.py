@@ -30,6 +30,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -126,6 +127,8 @@ class Author:
 
 #: Who GitHub Actions' ``GITHUB_TOKEN`` (an installation token) writes as.
 ACTIONS_BOT = Author("github-actions[bot]", "Bot")
+#: (API root, SHA-256 of the token) -> its account, asked once per process.
+_AUTHORS: dict[tuple[str, str], Author] = {}
 
 
 @dataclass(frozen=True)
@@ -193,23 +196,29 @@ class GitHubClient:
         """
         if self._author is not None:
             return self._author
-        if not self.has_token:
+        if self._token is None:
             return None
+        # Once per run: the progress comment's client and the final one share the answer.
+        known = (self.api_url, hashlib.sha256(self._token.encode()).hexdigest())
+        self._author = _AUTHORS.get(known)
+        if self._author is None:
+            self._author = _AUTHORS[known] = self._ask_author()
+        return self._author
+
+    def _ask_author(self) -> Author:
         try:
             answer = self.get("/user")
         except GitHubError as exc:
             if not exc.integration_forbidden:
                 raise
-            self._author = ACTIONS_BOT
-            return self._author
+            return ACTIONS_BOT
         login = answer.get("login") if isinstance(answer, dict) else None
         kind = answer.get("type") if isinstance(answer, dict) else None
         if not (isinstance(login, str) and login and isinstance(kind, str)):
             raise GitHubError("GitHub GET /user answered without a login and type; the "
                               "token's own comments cannot be told from others'",
                               method="GET", path="/user")
-        self._author = Author(login, kind)
-        return self._author
+        return Author(login, kind)
 
     # -- public calls ---------------------------------------------------------------------
 
