@@ -55,6 +55,17 @@ def check_output_path(path: Path, *, inside: Path | None = None) -> Path:
     return target
 
 
+def _process_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: Read once, at import (reading it means setting it): new files get the permissions a plain
+#: ``open(path, "w")`` gives them, not the temporary file's private 0600.
+_UMASK = _process_umask()
+
+
 def _write_atomic(path: Path, data: bytes, inside: Path | None) -> Path:
     target = check_output_path(path, inside=inside)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -62,6 +73,7 @@ def _write_atomic(path: Path, data: bytes, inside: Path | None) -> Path:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, target)  # replaces a link at the target itself, never follows it
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -105,3 +105,7 @@ def test_the_one_writer_refuses_links_inside_and_replaces_atomically(tmp_path: P
     written = write_text_atomic(root / "real" / "new" / "y.txt", "a\n", inside=root)
     assert written.read_text() == "a\n" and sorted(p.name for p in written.parent.iterdir()) == [
         "y.txt"]
+    plain = root / "real" / "plain.txt"
+    plain.write_text("b\n")
+    assert written.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777, (
+        "the permissions of a plain write, not the temporary file's 0600")
