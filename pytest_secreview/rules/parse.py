@@ -11,7 +11,17 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import RuleError
-from .model import Coverage, Detect, Rule, RuleFrontmatter, ScannerUse, content_sha, split_body
+from .model import (
+    Coverage,
+    Detect,
+    Example,
+    Rule,
+    RuleExamples,
+    RuleFrontmatter,
+    ScannerUse,
+    content_sha,
+    split_body,
+)
 from .regex import SafePattern
 from .taint import compile_taint
 
@@ -134,7 +144,29 @@ def parse_rule(raw: bytes, source: str) -> Rule:
                             front.scanner.files_per_item, front.scanner.chars_per_item)
                  if front.scanner is not None else None),
         coverage=Coverage(**front.coverage.model_dump()) if front.coverage else None,
+        examples=_examples(source, front.examples, front.applies_to.file_extensions),
     )
+
+
+def _examples(
+    source: str, examples: RuleExamples | None, extensions: list[str]
+) -> tuple[Example, ...]:
+    """The ``examples:`` key resolved: every example with the path it is added at."""
+    if examples is None:
+        return ()
+    default = examples.path or (f"example{extensions[0].lower()}" if extensions else None)
+    resolved: list[Example] = []
+    for bad, cases in ((True, examples.bad), (False, examples.good)):
+        for i, case in enumerate(cases):
+            path = case.path or default
+            if path is None:
+                kind = "bad" if bad else "good"
+                raise RuleError(
+                    source, "the rule has no file_extensions, so its examples need a path: "
+                    "add 'path: <a file the rule applies to>' under examples (or to this "
+                    "example)", key=f"examples.{kind}.{i}")
+            resolved.append(Example(code=case.code, path=path, bad=bad, before=case.before))
+    return tuple(resolved)
 
 
 def _compile(source: str, key: str, patterns: list[str]) -> tuple[SafePattern, ...]:
