@@ -9,7 +9,6 @@ reported and the item is unreviewed: skipped with that reason, or failed under
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
 from ..errors import EvaluationError
+from ..notices import record_warning
 from ..rules.model import Rule
 from ..severity import one_line
 from ..unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
@@ -175,9 +175,12 @@ class IntentItem(pytest.Item):
         if self.decision == "fail":
             raise IntentFailure(self.assessment, self.evidence)
         if self.decision == "warn":
-            warnings.warn(IntentWarning(
+            # Recorded, not raised: a project's `filterwarnings = error` must not turn the
+            # gate's "reported, not failed" into a failure (see notices.py).
+            record_warning(self.ihook, IntentWarning(
                 "SUSPICIOUS (not failed: --secreview-intent-gate=lie)\n"
-                + format_assessment(self.assessment, self.evidence)), stacklevel=1)
+                + format_assessment(self.assessment, self.evidence)),
+                nodeid=self.nodeid, when="runtest")
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None

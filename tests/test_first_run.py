@@ -1,0 +1,33 @@
+"""It works the first time (issue 21): pytest-native behaviour (item 6) and helpful errors
+(item 8), each in a real temporary git repository."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.conftest import ReviewRepo
+from tests.test_plugin import DEBUG_RULE, run
+
+Build = Callable[..., ReviewRepo]
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_the_plugins_warning_is_no_internal_error_under_filterwarnings_error(
+    pytester: pytest.Pytester, review_repo: Build, workers: tuple[str, ...]
+) -> None:
+    # werkzeug's configuration: every warning is an error. The pull request changes a
+    # conftest.py that pytest imported before the review started.
+    review_repo(rules={"debug": DEBUG_RULE},
+                base={"pytest.ini": "[pytest]\nfilterwarnings =\n    error\n"},
+                pr={"conftest.py": "X = 1\n", "app.py": "debug = True\n"})
+    result = run(pytester, *workers)
+    out = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in out
+    assert result.ret == pytest.ExitCode.OK  # the MEDIUM finding is under the threshold
+    result.assert_outcomes(passed=2)
+    # The warning is reported in pytest's warnings summary, and in the review's summary.
+    summary = out.split("warnings summary", 1)[1]
+    assert "PytestWarning: secreview: this pull request changes conftest.py" in summary
+    assert "WARNING: this pull request changes conftest.py" in summary
