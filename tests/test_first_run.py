@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
+from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
+from pytest_secreview.cli import usage
 from tests.conftest import ReviewRepo
 from tests.test_plugin import DEBUG_RULE, run
 
@@ -31,3 +37,26 @@ def test_the_plugins_warning_is_no_internal_error_under_filterwarnings_error(
     summary = out.split("warnings summary", 1)[1]
     assert "PytestWarning: secreview: this pull request changes conftest.py" in summary
     assert "WARNING: this pull request changes conftest.py" in summary
+
+
+def _command(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(args, capture_output=True, text=True, check=False, env=env,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("entry", [
+    (str(Path(sys.executable).parent / "secreview"),),
+    (sys.executable, "-m", "pytest_secreview"),
+], ids=["console-script", "python-m"])
+def test_version_names_pytest_secreview(entry: tuple[str, ...]) -> None:
+    result = _command(*entry, "--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == (
+        f"pytest-secreview {version('pytest-secreview')} (pytest {pytest.__version__})")
+
+
+def test_python_m_pytest_secreview_is_the_secreview_command() -> None:
+    result = _command(sys.executable, "-m", "pytest_secreview", "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == usage().strip()
