@@ -14,6 +14,7 @@ import pytest
 
 from pytest_secreview.cli import usage
 from tests.conftest import ReviewRepo
+from tests.gitutil import GitRepo
 from tests.test_plugin import DEBUG_RULE, run
 
 Build = Callable[..., ReviewRepo]
@@ -60,3 +61,24 @@ def test_python_m_pytest_secreview_is_the_secreview_command() -> None:
     result = _command(sys.executable, "-m", "pytest_secreview", "--help")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == usage().strip()
+
+
+def test_a_shallow_clone_says_it_is_shallow_and_gives_fetch_depth_0(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    # What actions/checkout makes by default: one commit of the pull request, no base branch.
+    upstream = GitRepo(tmp_path / "upstream")
+    upstream.write("app.py", "x = 1\n")
+    upstream.commit("base")
+    upstream.branch("pr")
+    upstream.write("app.py", "x = 2\n")
+    upstream.commit("pull request")
+    upstream.git("clone", "-q", "--depth", "1", "--branch", "pr", f"file://{upstream.path}",
+                 str(pytester.path))
+    result = pytester.runpytest("--secreview", "--base", "origin/main", "-p",
+                                "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "shallow clone" in err
+    assert "fetch-depth: 0" in err
+    assert "git fetch origin main" not in err  # one commit deep, the base has no ancestor
