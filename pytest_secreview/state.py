@@ -21,7 +21,7 @@ from .options import Settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
-from .rules.parse import parse_rule
+from .rules.parse import parse_rules
 from .trust import tracked_under
 
 if TYPE_CHECKING:  # each layer loads when the review first needs it
@@ -77,13 +77,7 @@ class ReviewState:
     @cached_property
     def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
         """Every rule file parsed once, sorted by display path; errors kept per file."""
-        parsed: list[tuple[RuleSource, Rule | RuleError]] = []
-        for source in sorted(self.rule_files.sources, key=lambda s: s.display):
-            try:
-                parsed.append((source, parse_rule(source.raw, source.display)))
-            except RuleError as exc:
-                parsed.append((source, exc))
-        return parsed
+        return parse_rules(self.rule_files.sources)
 
     @property
     def rules(self) -> list[Rule]:

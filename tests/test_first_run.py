@@ -82,3 +82,27 @@ def test_a_shallow_clone_says_it_is_shallow_and_gives_fetch_depth_0(
     assert "shallow clone" in err
     assert "fetch-depth: 0" in err
     assert "git fetch origin main" not in err  # one commit deep, the base has no ancestor
+
+
+def test_two_rule_files_with_one_id_are_an_error_naming_both(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    copy = DEBUG_RULE.replace("title: Debug mode enabled", "id: debug\ntitle: Debug mode, again")
+    review_repo(rules={"debug": DEBUG_RULE, "team/copy": copy},
+                pr={"app.py": "debug = True\n"})
+    result = run(pytester, "-rE")
+    result.assert_outcomes(errors=2)
+    out = result.stdout.str()
+    assert ("secreview/rules/debug.md: key 'id': rule id 'debug' is also the id of "
+            "secreview/rules/team/copy.md") in out
+    assert ("secreview/rules/team/copy.md: key 'id': rule id 'debug' is also the id of "
+            "secreview/rules/debug.md") in out
+
+
+def test_a_rule_file_named_twice_is_one_rule(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"})
+    result = run(pytester, "--secreview-rules", "secreview/rules",
+                 "--secreview-rules", "secreview/rules/debug.md")
+    result.assert_outcomes(passed=1)

@@ -19,7 +19,7 @@ from ..errors import RuleError
 from ..rules.loader import find_rule_files
 from ..rules.matcher import DataflowTarget, PreparedDiff
 from ..rules.model import Rule
-from ..rules.parse import parse_rule
+from ..rules.parse import parse_rules
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
@@ -48,14 +48,9 @@ def load_rules(
     """The rules a review of ``repo`` would use (same defaults and trust as the plugin) and
     one error line per rule file that did not parse."""
     files = find_rule_files(rules, repo, rules_from, base_sha, repo)
-    parsed: list[Rule] = []
-    errors: list[str] = []
-    for source in sorted(files.sources, key=lambda s: s.display):
-        try:
-            parsed.append(parse_rule(source.raw, source.display))
-        except RuleError as exc:
-            errors.append(str(exc))
-    return parsed, errors
+    parsed = parse_rules(files.sources)
+    return ([rule for _, rule in parsed if isinstance(rule, Rule)],
+            [str(rule) for _, rule in parsed if isinstance(rule, RuleError)])
 
 
 def review_range(
