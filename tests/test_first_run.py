@@ -106,3 +106,15 @@ def test_a_rule_file_named_twice_is_one_rule(
     result = run(pytester, "--secreview-rules", "secreview/rules",
                  "--secreview-rules", "secreview/rules/debug.md")
     result.assert_outcomes(passed=1)
+
+
+def test_own_rules_say_the_bundled_rules_are_not_used(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"})
+    only_own = run(pytester).stdout.str()
+    assert ("rules: the bundled rules are not used (--secreview-rules names only "
+            "secreview/rules); add --secreview-rules :bundled to use them as well") in only_own
+    both = run(pytester, "--secreview-rules", "secreview/rules",
+               "--secreview-rules", ":bundled").stdout.str()
+    assert "the bundled rules are not used" not in both

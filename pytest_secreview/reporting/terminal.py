@@ -7,6 +7,7 @@ from collections import defaultdict
 from _pytest.terminal import TerminalReporter
 
 from ..phases.names import PHASES_PLUGIN
+from ..rules.loader import BUNDLED
 from ..severity import Severity, one_line
 from ..state import ReviewState
 from .disagreement import disagreements
@@ -37,6 +38,11 @@ def write_summary(
     origin = "base revision" if review.settings.rules_from == "base" else "head revision"
     tr.line(f"rules: {len(review.rule_files.sources)} rule file(s) (repository rules read "
             f"from the {origin}); fail on {review.settings.fail_on.value} and above")
+    requested = review.settings.rules
+    if requested and BUNDLED not in requested:
+        tr.line(f"rules: the bundled rules are not used (--secreview-rules names only "
+                f"{one_line(', '.join(requested))}); add --secreview-rules {BUNDLED} to use "
+                "them as well", yellow=True)
     if tr.config.option.collectonly:
         # Nothing was evaluated: neither "nothing to review" nor outcomes that never happened.
         tr.line(f"collected {collected} item(s), not evaluated (--collect-only)", yellow=True)
