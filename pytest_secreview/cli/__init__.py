@@ -27,6 +27,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("pytest_secreview.cli.report",
                "phase: render summary.md, SARIF, JUnit from the stored results; --merge: "
                "merge a sharded review's results, one PR comment"),
+    "test-rules": ("pytest_secreview.cli.rule_examples",
+                   "check that each rule finds its bad examples and none of its good ones "
+                   "(default: the bundled rules)"),
     "bench": ("pytest_secreview.cli.bench",
               "measure the rules on a labelled PR corpus: precision, recall, F1 and cost"),
 }

@@ -170,6 +170,11 @@ class RuleExamples(_Strict):
         default_factory=list, description="Snippets each of which must produce a finding.")
     good: list[ExampleEntry] = Field(
         default_factory=list, description="Snippets none of which may produce a finding.")
+    fill: dict[Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]{2,39}$")], str] = Field(
+        default_factory=dict,
+        description="Placeholders in the examples replaced by a fake credential of the named "
+        "kind, built at run time (e.g. {AWS_KEY: aws_access_key_id}): a rule file never "
+        "holds a real-looking secret.")
 
     @field_validator("path")
     @classmethod
@@ -186,6 +191,7 @@ class Example:
     path: str
     bad: bool
     before: str = ""
+    fill: tuple[tuple[str, str], ...] = ()  # (placeholder, kind of fake credential)
 
 
 # ------------------------------------------------------------------------------------------

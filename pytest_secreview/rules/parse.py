@@ -194,7 +194,8 @@ def _examples(
                     source, "the rule has no file_extensions, so its examples need a path: "
                     "add 'path: <a file the rule applies to>' under examples (or to this "
                     "example)", key=f"examples.{kind}.{i}")
-            resolved.append(Example(code=case.code, path=path, bad=bad, before=case.before))
+            resolved.append(Example(code=case.code, path=path, bad=bad, before=case.before,
+                                    fill=tuple(sorted(examples.fill.items()))))
     return tuple(resolved)
 
 
