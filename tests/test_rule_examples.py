@@ -12,6 +12,7 @@ from pytest_secreview.cli import main
 from pytest_secreview.errors import RuleError
 from pytest_secreview.rules.model import Example
 from pytest_secreview.rules.parse import parse_rule
+from tests.rulecases import load_rules
 
 
 def rule_text(frontmatter: str) -> bytes:
@@ -190,3 +191,17 @@ def test_an_unknown_path_or_rule_id_is_a_usage_error(
     write_rule(tmp_path, "debug", DEBUG)
     assert main(["test-rules", str(tmp_path), "--rule", "debgu"]) == 2
     assert "--rule debgu: no rule has this id; known ids: debug" in capsys.readouterr().err
+
+
+def test_every_bundled_rule_has_examples_and_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = run_test_rules(capsys)
+    assert status == 0, out
+    skipped = {line.split()[1] for line in out.splitlines() if line.startswith("SKIPPED")}
+    # Only the rules without a deterministic part to check (and semgrep, which runs the
+    # team's own configuration) are not checked.
+    assert skipped == {"gha-pull-request-target-checkout", "intent", "security-review",
+                       "scanner-semgrep"}
+    for rule in load_rules():
+        if rule.id not in skipped:
+            assert any(e.bad for e in rule.examples), rule.id
+            assert any(not e.bad for e in rule.examples), rule.id
