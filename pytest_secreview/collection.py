@@ -325,15 +325,24 @@ class UnreviewedItem(pytest.Item):
 
     def setup(self) -> None:
         from .evaluation.deterministic import MAX_STREAMED_FINDINGS, scan_unreviewed
+        from .triage.ignore import IGNORE_FILE
 
         review = self.config.stash[REVIEW_KEY]
         note = f"{self.reason}; the deterministic rules scanned it line by line"
+        # An ignored file (.secreviewignore) is scanned by the rules it is not excluded from
+        # (credential rules) and, when they find nothing, is not counted as unreviewed.
+        self.ignored = review.ignore.pattern_of(self.file.path)
+        rules = [r for r in review.rules if not review.ignore.excludes(r, self.file.path)]
+        if self.ignored is not None:
+            note = (f"{self.reason}; ignored ({IGNORE_FILE}: {self.ignored}): the credential "
+                    "rules scanned it line by line")
         try:
             found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
-                                         review.diff.head_sha, self.file, review.rules)
+                                         review.diff.head_sha, self.file, rules)
         except GitError as exc:
             found, cut = [], False
             note = f"{self.reason}; the deterministic scan failed: {exc}"
+            self.ignored = None  # nothing was checked: it counts as not reviewed
         if cut:
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
         hook = self.config.hook.pytest_secreview_filter_finding
@@ -342,7 +351,8 @@ class UnreviewedItem(pytest.Item):
             findings = list(review.quiet.apply(findings, inline=False))
         data: dict[str, Any] = {
             "rule": None, "path": self.file.path, "findings": [f.to_json() for f in findings],
-            "mode": "deterministic", "usage": {}, "not_reviewed": note, "cached": False,
+            "mode": "deterministic", "usage": {},
+            "not_reviewed": note if self.ignored is None else None, "cached": False,
             "error": None,
         }
         review.metadata[self.nodeid] = data
@@ -351,7 +361,8 @@ class UnreviewedItem(pytest.Item):
         self.user_properties.append(("secreview_usage", "{}"))
         self.user_properties.append(("secreview_mode", "deterministic"))
         self.user_properties.append(("secreview_cached", "false"))
-        self.user_properties.append((NOT_REVIEWED_PROPERTY, note))
+        if self.ignored is None:
+            self.user_properties.append((NOT_REVIEWED_PROPERTY, note))
         self.findings = findings
         self.note = note
 
@@ -364,6 +375,8 @@ class UnreviewedItem(pytest.Item):
         if failing:
             others = [f for f in self.findings if f not in failing]
             raise FindingsFailure(failing, others, self.note)
+        if self.ignored is not None:
+            return  # excluded by the base revision's ignore file, and the credential scan ran
         path = one_line(self.file.path)
         judge_unreviewed(self.config.stash[REVIEW_KEY].settings.unreviewed, what=path,
                          why=self.note, skip_message=f"{path} not reviewed: {self.note}")

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .scanners.session import ScannerSession
     from .suppression.apply import Quiet
     from .suppression.baseline import Baseline
+    from .triage.ignore import IgnoreFile
     from .triage.plan import TriagePlan
 
 
@@ -94,7 +95,16 @@ class ReviewState:
 
         added, record = load_model_triage(self.session_dir)
         idle = frozenset() if self.settings.semgrep_config else NEEDS_CONFIG
-        return plan_triage(self.diff, self.prepared, self.rules, added, record, idle)
+        return plan_triage(self.diff, self.prepared, self.rules, added, record, idle,
+                           self.ignore)
+
+    @cached_property
+    def ignore(self) -> IgnoreFile:
+        """The base revision's ``.secreviewignore`` (read by every process from the pinned
+        base commit, so xdist workers agree)."""
+        from .triage.ignore import read_ignore_file
+
+        return read_ignore_file(self.repo, self.diff.base_sha)
 
     def run_model_triage(self) -> None:
         """``--secreview-triage=model``: ask the model which rules to add, once, on the
@@ -128,7 +138,7 @@ class ReviewState:
         from .triage.plan import with_dataflow_target
 
         return with_dataflow_target(rule, self.triage.targets(rule, self.prepared),
-                                    self.taint_files)
+                                    self.triage.dataflow_files(rule, self.taint_files))
 
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's
@@ -266,6 +276,9 @@ def start_review(
         from .suppression.setup import load_quiet
 
         quiet = load_quiet(settings, repo, diff, invocation, notes)
+        from .triage.ignore import read_ignore_file
+
+        notes += read_ignore_file(repo, diff.base_sha).notes(diff)
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
