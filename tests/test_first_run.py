@@ -118,3 +118,16 @@ def test_own_rules_say_the_bundled_rules_are_not_used(
     both = run(pytester, "--secreview-rules", "secreview/rules",
                "--secreview-rules", ":bundled").stdout.str()
     assert "the bundled rules are not used" not in both
+
+
+def test_a_pattern_finding_says_in_words_what_it_found_never_its_regex(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"})
+    result = run(pytester, "--secreview-fail-on", "medium")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "Debug mode enabled, on a line this pull request adds (Debug mode enabled)." in out
+    assert "debug\\s*=" not in out
+    report = (Path(pytester.path) / "secreview-artifacts" / "report" / "summary.json")
+    assert "debug\\\\s*=" not in report.read_text()
