@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
+from ..core.findings import PR_PATH
 from ..errors import EvaluationError
 from ..notices import record_warning
 from ..rules.model import Rule
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
     from .evidence import RiskEvidence
     from .verdict import Assessment, Decision, IntentGate
 
-#: The ``path`` of an item that judges the whole change.
-PR_PATH = "(pull request)"
 
 _NO_MODEL = (
     "intent audit needs a model and none is configured; the risk evidence is in the JSON "
