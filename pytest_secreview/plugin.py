@@ -139,6 +139,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
                               Handoff.read(Path(handed)) if handed else None)
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
+        from _pytest.junitxml import xml_key
+
+        xml = config.stash.get(xml_key, None)
+        if xml is not None:  # --junitxml, on the process that writes it
+            from .reporting.junit import JUnitNames
+
+            config.pluginmanager.register(JUnitNames(xml), "secreview-junit")
         from .modes import resolve_mode
 
         # From the trusted settings: the pull request's own ini cannot choose the mode.

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -131,3 +132,20 @@ def test_a_pattern_finding_says_in_words_what_it_found_never_its_regex(
     assert "debug\\s*=" not in out
     report = (Path(pytester.path) / "secreview-artifacts" / "report" / "summary.json")
     assert "debug\\\\s*=" not in report.read_text()
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_junit_names_read_naturally_with_a_one_line_failure_message(
+    pytester: pytest.Pytester, review_repo: Build, workers: tuple[str, ...]
+) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"})
+    junit = Path(pytester.path) / "junit.xml"
+    result = run(pytester, "--secreview-fail-on", "medium", f"--junitxml={junit}", *workers)
+    result.assert_outcomes(failed=1)
+    root = ElementTree.parse(junit).getroot()  # noqa: S314 - written by this test's own run
+    cases = root.findall(".//testcase")
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [("debug", "debug[app.py]")]
+    failure = cases[0].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "1 finding(s) at or above MEDIUM (Debug mode enabled)"
+    assert "Debug mode enabled" in (failure.text or "")  # the details are in the body
