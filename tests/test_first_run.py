@@ -149,3 +149,14 @@ def test_junit_names_read_naturally_with_a_one_line_failure_message(
     assert failure is not None
     assert failure.get("message") == "1 finding(s) at or above MEDIUM (Debug mode enabled)"
     assert "Debug mode enabled" in (failure.text or "")  # the details are in the body
+
+
+def test_severities_are_coloured_when_the_terminal_supports_it(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"})
+    coloured = run(pytester, "--color=yes").stdout.str()
+    assert "app.py:1  \x1b[33mMEDIUM\x1b[0m  Debug mode enabled  (debug)" in coloured
+    plain = run(pytester, "--color=no").stdout.str()
+    assert "app.py:1  MEDIUM  Debug mode enabled  (debug)" in plain
+    assert "\x1b[" not in plain

@@ -14,6 +14,13 @@ from ..state import ReviewState
 from .disagreement import disagreements
 from .summary import ItemResult, Summary
 
+#: Terminal markup of each severity in the findings list (a muted finding is not coloured).
+SEVERITY_MARKUP: dict[str, dict[str, bool]] = {
+    "CRITICAL": {"red": True, "bold": True},
+    "HIGH": {"red": True},
+    "MEDIUM": {"yellow": True},
+    "LOW": {"cyan": True},
+}
 #: Findings listed one per line in the terminal; the rest are in the report files.
 MAX_LISTED = 30
 #: Items listed under one "not reviewed" reason; the rest are counted.
@@ -82,8 +89,10 @@ def write_summary(
         for f in findings[:MAX_LISTED]:
             mark = _suppressed_mark(f) or (_below_mark(f) if f.get("below_min_confidence")
                                            else "")
-            tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
-                    f"{one_line(f['title'])}  ({f['rule']}){mark}")
+            tr.write(f"  {one_line(f['path'])}:{f['line']}  ")
+            # Coloured when the terminal supports it (pytest's --color decides).
+            tr.write(f["severity"], **({} if mark else SEVERITY_MARKUP.get(f["severity"], {})))
+            tr.line(f"  {one_line(f['title'])}  ({f['rule']}){mark}")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     _write_disagreements(tr, summary)
