@@ -107,3 +107,22 @@ def test_an_ignore_file_that_is_not_text_is_a_clear_error(
     err = result.stderr.str()
     assert ".secreviewignore at the base revision" in err
     assert "not UTF-8 text" in err and "save it as UTF-8" in err
+
+
+def test_the_offline_review_honours_the_base_revisions_ignore_file(tmp_path: Path) -> None:
+    from pytest_secreview.evaluation.offline import review_range
+    from pytest_secreview.rules.parse import parse_rule
+
+    repo = ReviewRepo(tmp_path / "repo")
+    repo.write(".secreviewignore", IGNORE)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("vendor/lib.py", f"debug = True\nKEY = '{aws_key_id()}'\n")
+    repo.write("locale/de/LC_MESSAGES/messages.mo", CATALOGUE)
+    repo.write("app.py", "debug = True\n")
+    repo.commit("pull request")
+    rules = [parse_rule(DEBUG_RULE.encode(), "debug.md"), parse_rule(CREDS.encode(), "creds.md")]
+    review = review_range(repo.path, "main", parsed_rules=rules)
+    assert sorted((f.path, f.line, f.rule) for f in review.findings) == [
+        ("app.py", 1, "debug"), ("vendor/lib.py", 2, "creds")]
+    assert review.not_reviewed == ()

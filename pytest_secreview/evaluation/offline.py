@@ -23,6 +23,7 @@ from ..rules.model import Rule
 from ..rules.parse import parse_rules
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
+from ..triage.ignore import read_ignore_file
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
@@ -90,7 +91,9 @@ def review_range(
         targets=lambda rule: [t.file.path for t in prepared.targets(rule)],
         semgrep_configs=semgrep_configs,
     )
-    plan = plan_triage(diff, prepared, parsed)
+    # The base revision's .secreviewignore, judged as in a pytest run (triage/ignore.py).
+    ignore = read_ignore_file(repo, diff.base_sha)
+    plan = plan_triage(diff, prepared, parsed, ignore=ignore)
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
     taint_failed: dict[str, str] = {}
@@ -100,7 +103,8 @@ def review_range(
     quiet = Quiet(repo, diff)
     dataflow = taint_files(diff) if taint is not None else None
     for rule in parsed:
-        for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow):
+        for target in with_dataflow_target(rule, plan.targets(rule, prepared),
+                                           plan.dataflow_files(rule, dataflow)):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(quiet.apply(evaluation.findings, rule.id,
                                         [part.file for part in target.parts],
@@ -114,11 +118,14 @@ def review_range(
     for file in diff.files:
         if file.unreviewed_reason:
             # Too large or binary to git: the plugin's UnreviewedItem scan, the same findings.
-            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file, parsed)
+            scanning = [r for r in parsed if not ignore.excludes(r, file.path)]
+            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file,
+                                             scanning)
             findings.extend(streamed)
     not_reviewed = tuple(
         (f.path, f.unreviewed_reason or _why_not(f.binary, f.too_large, f.submodule))
         for f in diff.files if not f.reviewable and f.kind.value != "deleted"
+        and ignore.pattern_of(f.path) is None
     ) + tuple(sorted(taint_failed.items()))
     return RangeReview(
         diff=diff,
