@@ -205,3 +205,14 @@ def test_every_bundled_rule_has_examples_and_passes(capsys: pytest.CaptureFixtur
         if rule.id not in skipped:
             assert any(e.bad for e in rule.examples), rule.id
             assert any(not e.bad for e in rule.examples), rule.id
+
+
+def test_the_documented_rule_passes_its_own_examples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
+    example = page[page.index("```markdown\n") + len("```markdown\n"):]
+    (tmp_path / "orders-sql.md").write_text(example[:example.index("\n```\n") + 1])
+    status, out = run_test_rules(capsys, str(tmp_path))
+    assert status == 0, out
+    assert "1 bad example(s) found, 1 good example(s) clean" in out
