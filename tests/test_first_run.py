@@ -14,6 +14,7 @@ from xml.etree import ElementTree
 import pytest
 
 from pytest_secreview.cli import usage
+from pytest_secreview.cli.comment import main as comment_main
 from tests.conftest import ReviewRepo
 from tests.gitutil import GitRepo
 from tests.test_plugin import DEBUG_RULE, run
@@ -160,3 +161,17 @@ def test_severities_are_coloured_when_the_terminal_supports_it(
     plain = run(pytester, "--color=no").stdout.str()
     assert "app.py:1  MEDIUM  Debug mode enabled  (debug)" in plain
     assert "\x1b[" not in plain
+
+
+def test_comment_dry_run_works_after_a_normal_run_and_prints_markdown(
+    pytester: pytest.Pytester, review_repo: Build, capsys: pytest.CaptureFixture[str]
+) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"})
+    run(pytester, "--secreview-fail-on", "medium").assert_outcomes(failed=1)
+    capsys.readouterr()
+    status = comment_main(["--dry-run", "--pr", "7", "--repo", "acme/shop"], env={})
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "POST https://api.github.com/repos/acme/shop/issues/7/comments" in out
+    markdown = out.split("--- the comment, as markdown ---\n", 1)[1]
+    assert "    #### 🟡 **MEDIUM** · Debug mode enabled\n" in markdown

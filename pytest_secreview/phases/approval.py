@@ -18,7 +18,8 @@ class PrintingClient(GitHubClient):
     """A dry-run client that also prints each request it does not send: the method and URL
     on one line, then the JSON body, byte for byte as :meth:`GitHubClient.request` would send
     it (ASCII: every character outside it is a ``\\u`` escape, so nothing from the pull
-    request can drive the terminal), then a blank line."""
+    request can drive the terminal), then the comment's markdown as a reader will see it,
+    each line indented and neutralised (:func:`one_line`), then a blank line."""
 
     def __init__(self, *args: Any, out: TextIO, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -28,7 +29,12 @@ class PrintingClient(GitHubClient):
                 params: Mapping[str, str | int] | None = None) -> Any:
         if method.upper() != "GET":
             body = b"" if json_body is None else encode_body(json_body)
-            self.out.write(f"{method.upper()} {self._url(path)}\n{body.decode('ascii')}\n\n")
+            self.out.write(f"{method.upper()} {self._url(path)}\n{body.decode('ascii')}\n")
+            markdown = (json_body or {}).get("body")
+            if isinstance(markdown, str):
+                self.out.write("--- the comment, as markdown ---\n")
+                self.out.writelines(f"    {one_line(line)}\n" for line in markdown.splitlines())
+            self.out.write("\n")
             self.out.flush()
         return super().request(method, path, json_body=json_body, params=params)
 
