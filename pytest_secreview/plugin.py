@@ -282,6 +282,12 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    rule = getattr(getattr(item, "target", None), "rule", None)
+    if report.skipped and isinstance(report.longrepr, tuple) and rule is not None:
+        # A rule's items skipped for one reason (no model, say) are one line of pytest's
+        # short summary with their count: located at the rule file, not at each changed file.
+        _path, line, reason = report.longrepr
+        report.longrepr = (rule.source, line, reason)
     if call.when == "setup" and _enabled(item.config):
         from .state import ARTIFACT_KEY
 

@@ -175,3 +175,26 @@ def test_comment_dry_run_works_after_a_normal_run_and_prints_markdown(
     assert "POST https://api.github.com/repos/acme/shop/issues/7/comments" in out
     markdown = out.split("--- the comment, as markdown ---\n", 1)[1]
     assert "    #### 🟡 **MEDIUM** · Debug mode enabled\n" in markdown
+
+
+MODEL_ONLY = """\
+---
+title: Review the change
+severity: high
+applies_to:
+  file_extensions: [".py"]
+---
+Look for security problems in the changed code.
+"""
+
+
+def test_a_skip_reason_appears_once_with_its_count(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"review": MODEL_ONLY},
+                pr={f"m{i}.py": f"x{i} = 1\n" for i in range(4)})
+    result = run(pytester, "-rs")
+    result.assert_outcomes(skipped=4)
+    skipped = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
+    assert len(skipped) == 1, skipped
+    assert skipped[0].startswith("SKIPPED [4] secreview/rules/review.md:1: rule needs a model")
