@@ -270,11 +270,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         elif review is not None and phases is not None:
             config.stash[_OUTPUT_LINES] = phases.deliver(session, review, config.stash[_SUMMARY])
         elif review is not None:
-            from .phases.run import store_whole_run
-
             _report, lines = deliver(review, config.stash[_SUMMARY])
             config.stash[_OUTPUT_LINES] = lines
-            store_whole_run(review)  # `secreview comment` / `report` can publish it later
 
 
 @pytest.hookimpl(wrapper=True)

@@ -163,13 +163,16 @@ def test_severities_are_coloured_when_the_terminal_supports_it(
     assert "\x1b[" not in plain
 
 
-def test_comment_dry_run_works_after_a_normal_run_and_prints_markdown(
+def test_comment_dry_run_prints_the_markdown_of_each_comment(
     pytester: pytest.Pytester, review_repo: Build, capsys: pytest.CaptureFixture[str]
 ) -> None:
     review_repo(rules={"debug": DEBUG_RULE}, pr={"app.py": "debug = True\n"})
-    run(pytester, "--secreview-fail-on", "medium").assert_outcomes(failed=1)
+    artifacts = "--secreview-artifacts=phased"
+    run(pytester, "--secreview-stop-after=evaluate", artifacts, "--secreview-fail-on",
+        "medium").assert_outcomes(failed=1)
     capsys.readouterr()
-    status = comment_main(["--dry-run", "--pr", "7", "--repo", "acme/shop"], env={})
+    status = comment_main(["--artifacts", "phased", "--dry-run", "--pr", "7", "--repo",
+                           "acme/shop"], env={})
     out, err = capsys.readouterr()
     assert status == 0, err
     assert "POST https://api.github.com/repos/acme/shop/issues/7/comments" in out

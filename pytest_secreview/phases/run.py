@@ -50,22 +50,6 @@ def write_diff_phase(root: Path, review: ReviewState) -> None:
                                "diff": diff_to_json(review.diff)})
 
 
-def store_whole_run(review: ReviewState) -> None:
-    """After a whole review (no phase options): ``phases/diff.json`` and
-    ``phases/evaluate.json``, so ``secreview comment`` and ``secreview report`` can publish
-    this run's results later, as after ``secreview evaluate``."""
-    from ..reporting.outputs import report_dir_of
-    from .results import write_evaluation
-
-    invocation = review.config.invocation_params.dir
-    report_dir = report_dir_of(review.settings, invocation)
-    if not (report_dir / "summary.json").is_file():
-        return  # nothing to publish later: the outputs could not be written
-    root = invocation / review.settings.artifacts
-    write_diff_phase(root, review)
-    write_evaluation(root, report_dir, review.diff)
-
-
 class PhasePlugin:
     """The phases one pytest run covers, from ``--secreview-from-phase`` to
     ``--secreview-stop-after``."""
