@@ -56,6 +56,9 @@ def number_occurrences(findings: Iterable[Finding]) -> list[Finding]:
 #: the pull request adds.
 FACT_CATEGORIES = frozenset({"secrets"})
 
+#: The path of a finding or item about the whole pull request (the intent audit), not a file.
+PR_PATH = "(pull request)"
+
 
 @dataclass(frozen=True)
 class FlowStep:
