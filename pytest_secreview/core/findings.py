@@ -114,6 +114,12 @@ class Finding:
     #: the threshold awaiting a maintainer, a model's dismissal of a pattern finding):
     #: decided by :func:`pytest_secreview.core.decide.decide`, shown next to the finding.
     overruled: str = ""
+    #: Every rule that reported this problem when several reports were merged into this one
+    #: (:func:`pytest_secreview.core.problems.one_per_problem`; ``rule`` first); empty for
+    #: one rule's report.
+    rules: tuple[str, ...] = ()
+    #: How many reports (of any items and checks) this finding stands for.
+    reports: int = 1
 
     @property
     def dismissed(self) -> bool:
@@ -157,7 +163,8 @@ class Finding:
     def from_json(cls, data: dict[str, Any]) -> Finding:
         """Inverse of :meth:`to_json`."""
         flow = tuple(FlowStep(**step) for step in data.get("flow") or ())
-        return cls(**{**data, "severity": Severity(data["severity"]), "flow": flow})
+        return cls(**{**data, "severity": Severity(data["severity"]), "flow": flow,
+                      "rules": tuple(data.get("rules") or ())})
 
     def with_fingerprint(self, anchor: str) -> Finding:
         """Return a copy whose fingerprint is computed from ``anchor`` (the line's text)."""

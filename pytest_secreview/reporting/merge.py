@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..core.findings import Finding
+from ..core.problems import one_per_problem
 from ..errors import ConfigError
 from ..usage_counts import USAGE_COUNTS
 from .model import ItemReport, NotReviewed, Outcome, Report, RuleReport, Usage
@@ -101,7 +102,8 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = ()) -> Re
         items.update((item.nodeid, item) for item in report.items)
     ordered = sorted(items.values(), key=lambda i: i.nodeid)
     counts = Counter(item.outcome for item in ordered)
-    findings = sorted((f for item in ordered for f in item.findings), key=Finding.sort_key)
+    findings = sorted(one_per_problem(f for item in ordered for f in item.findings),
+                      key=Finding.sort_key)
     return Report(
         tool_version=first.tool_version,
         repository=next((r.repository for r in reports if r.repository), None),

@@ -65,7 +65,9 @@ def write_summary(
                 by_sev[f["severity"]] += 1
         counted = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n) or "none"
         suppressed = sum(1 for f in findings if _suppressed(f))
-        tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else ""))
+        merged = sum(int(f.get("reports", 1)) - 1 for f in findings)
+        tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else "")
+                + (f" · {len(findings)} findings ({merged} reports merged)" if merged else ""))
         write_triage_counts(tr, findings)
         write_suppressed_counts(tr, findings)
         muted = sum(1 for f in findings if f.get("below_min_confidence"))
