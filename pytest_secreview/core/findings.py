@@ -96,6 +96,11 @@ class Finding:
     triage_reason: str = ""
     #: How sure the check (triage or verifier) was of its verdict, when it said.
     triage_confidence: float | None = None
+    #: The severity the triage or verifier judged right when it confirmed the finding with
+    #: another one: a claim, recorded as a severity change of its origin and judged by
+    #: :func:`pytest_secreview.core.decide.decide` (never lowering a deterministic finding
+    #: at or above the threshold).
+    triage_severity: Severity | None = None
     #: Its confidence is below ``--secreview-min-confidence``: reported and marked, but it
     #: neither fails an item nor becomes an inline comment.
     below_min_confidence: bool = False
@@ -156,6 +161,7 @@ class Finding:
         """JSON-safe dict (the ``finding.schema.json`` shape)."""
         data = asdict(self)
         data["severity"] = self.severity.value
+        data["triage_severity"] = self.triage_severity.value if self.triage_severity else None
         data["flow"] = [asdict(step) for step in self.flow]
         return data
 
@@ -163,7 +169,9 @@ class Finding:
     def from_json(cls, data: dict[str, Any]) -> Finding:
         """Inverse of :meth:`to_json`."""
         flow = tuple(FlowStep(**step) for step in data.get("flow") or ())
+        adjusted = data.get("triage_severity")
         return cls(**{**data, "severity": Severity(data["severity"]), "flow": flow,
+                      "triage_severity": Severity(adjusted) if adjusted else None,
                       "rules": tuple(data.get("rules") or ())})
 
     def with_fingerprint(self, anchor: str) -> Finding:

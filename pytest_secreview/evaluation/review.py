@@ -490,7 +490,8 @@ def _verdict_only(stored: Finding) -> Finding:
     """A finding from a stored second look: its verdict (confirmed or dismissed, re-judged
     by ``core.decide``) and nothing else a stored entry could claim."""
     return replace(as_found(stored), triage=stored.triage, triage_reason=stored.triage_reason,
-                   triage_confidence=stored.triage_confidence)
+                   triage_confidence=stored.triage_confidence,
+                   triage_severity=stored.triage_severity)
 
 
 def _from_cache(entry: dict[str, Any]) -> AgentOutput:
