@@ -230,10 +230,12 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, reused: 
 DECIDED_TRIAGE = ("dismissed", "confirmed", "overruled")
 
 
-def as_found(finding: Finding) -> Finding:
+def as_found(finding: Finding, *, verdict: bool = False) -> Finding:
     """``finding`` with every field a change decides cleared: nothing but an accepted change
-    marks a finding lowered, whatever a producer, a cache or a worker left there."""
-    decided = finding.triage in DECIDED_TRIAGE
+    marks a finding lowered, whatever a producer, a cache or a worker left there.
+    ``verdict`` keeps a model's confirm or dismiss (a stored second look, reused: it becomes
+    a change again and is judged like a fresh one)."""
+    decided = finding.triage in DECIDED_TRIAGE and not verdict
     return replace(finding, suppression=None, suppression_reason="", suppression_added=False,
                    below_min_confidence=False, overruled="",
                    triage=None if decided else finding.triage,
