@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..core.findings import FACT_CATEGORIES, Finding
+from ..core.record import DETERMINISTIC, provenance
 from ..core.severity import Severity
 from ..errors import EvaluationError, SecreviewError
 from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
@@ -126,8 +127,11 @@ TRIAGE = Check(SYSTEM, offered, "The changed hunks", "the model")
 
 
 def _weakness(finding: Finding) -> str:
-    """The weakness as the finding's reporter named it (its category and CWE), else the
-    rule it was reported under: a model reviewing for one rule may report another kind."""
+    """What the finding is about, as its reporter named it: a pattern's or scanner's own
+    rule; a model's category and CWE (reviewing for one rule, it may report another kind of
+    problem), else the rule it was reported under."""
+    if provenance(finding) & DETERMINISTIC:
+        return finding.rule
     return ", ".join(x for x in (finding.category, finding.cwe) if x) or finding.rule
 
 
