@@ -107,7 +107,9 @@ def test_one_problem_reported_by_two_items_and_a_pattern_is_listed_once(
     [run] = json.loads((reports.parent / "r.sarif").read_text())["runs"]
     assert len(run["results"]) == 1
     assert run["results"][0]["properties"]["rules"] == ["ssti", "xss"]
-    assert "1 findings (2 reports merged)" in result.stdout.str()
+    out = result.stdout.str()
+    assert "findings: 1 CRITICAL · 1 finding (2 reports merged)" in out
+    assert "app/views.py:2  CRITICAL  Template injection from the t parameter  (ssti, xss)" in out
 
 
 def test_different_weaknesses_on_one_line_stay_apart(

@@ -67,7 +67,8 @@ def write_summary(
         suppressed = sum(1 for f in findings if _suppressed(f))
         merged = sum(int(f.get("reports", 1)) - 1 for f in findings)
         tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else "")
-                + (f" · {len(findings)} findings ({merged} reports merged)" if merged else ""))
+                + (f" · {len(findings)} finding{'s' if len(findings) != 1 else ''} ({merged} "
+                   "reports merged)" if merged else ""))
         write_triage_counts(tr, findings)
         write_suppressed_counts(tr, findings)
         muted = sum(1 for f in findings if f.get("below_min_confidence"))
@@ -78,8 +79,9 @@ def write_summary(
         for f in findings[:MAX_LISTED]:
             mark = _suppressed_mark(f) or (_below_mark(f) if f.get("below_min_confidence")
                                            else "")
+            rules = ", ".join(f.get("rules") or [f["rule"]])  # several: one problem, merged
             tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
-                    f"{one_line(f['title'])}  ({f['rule']}){mark}")
+                    f"{one_line(f['title'])}  ({one_line(rules)}){mark}")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     _write_disagreements(tr, summary)
