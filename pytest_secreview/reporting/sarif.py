@@ -273,6 +273,9 @@ def _result(
         properties["confidence"] = finding.confidence
     if finding.below_min_confidence:
         properties["below_min_confidence"] = True
+    if finding.rules:  # one problem several rules reported: ruleId is the first of them
+        properties["rules"] = [_clean(r, 200) for r in finding.rules]
+        properties["reports"] = finding.reports
     for key in ("category", "cwe", "exploit_scenario", "recommendation"):
         value = getattr(finding, key)
         if value:

@@ -78,7 +78,10 @@ def write_summary(
                 by_sev[f["severity"]] += 1
         counted = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n) or "none"
         suppressed = sum(1 for f in findings if _suppressed(f))
-        tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else ""))
+        merged = sum(int(f.get("reports", 1)) - 1 for f in findings)
+        tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else "")
+                + (f" · {len(findings)} finding{'s' if len(findings) != 1 else ''} ({merged} "
+                   "reports merged)" if merged else ""))
         write_triage_counts(tr, findings)
         write_suppressed_counts(tr, findings)
         muted = sum(1 for f in findings if f.get("below_min_confidence"))
@@ -89,10 +92,11 @@ def write_summary(
         for f in findings[:MAX_LISTED]:
             mark = _suppressed_mark(f) or (_below_mark(f) if f.get("below_min_confidence")
                                            else "")
+            rules = ", ".join(f.get("rules") or [f["rule"]])  # several: one problem, merged
             tr.write(f"  {one_line(f['path'])}:{f['line']}  ")
             # Coloured when the terminal supports it (pytest's --color decides).
             tr.write(f["severity"], **({} if mark else SEVERITY_MARKUP.get(f["severity"], {})))
-            tr.line(f"  {one_line(f['title'])}  ({f['rule']}){mark}")
+            tr.line(f"  {one_line(f['title'])}  ({one_line(rules)}){mark}")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     _write_disagreements(tr, summary)
