@@ -186,3 +186,15 @@ def test_the_documented_rule_example_parses_with_an_id_of_its_own() -> None:
     rule = parse_rule(example.encode(), "secreview/rules/orders-sql.md")
     assert rule.id == "orders-sql" and rule.id not in bundled_ids()
     assert rule.detect and rule.grep_removed and rule.comment_template
+
+
+def test_the_starter_rule_passes_its_own_examples(
+    repo: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _init(repo, "--source", SOURCE, "--rule", "team-http-timeout") == 0
+    capsys.readouterr()
+    assert secreview(["test-rules", str(repo / "secreview" / "rules")]) == 0, (
+        capsys.readouterr().out)
+    rule = parse_rule((repo / "secreview" / "rules" / "team-http-timeout.md").read_bytes(),
+                      "secreview/rules/team-http-timeout.md")
+    assert len(rule.examples) == 3

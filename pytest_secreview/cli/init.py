@@ -258,6 +258,13 @@ detect:
     unless: '\\btimeout\\s*='
     message: requests call without a timeout
     recommendation: Pass timeout=(connect, read) seconds, e.g. timeout=(3, 30).
+examples:                   # checked by `secreview test-rules secreview/rules`
+  path: app/client.py
+  bad:
+    - 'requests.get(url)'
+    - 'requests.post(url, json=payload)'
+  good:
+    - 'requests.get(url, timeout=(3, 30))'
 ---
 Check each changed outbound HTTP call made with the requests library. Report a call that has no
 `timeout` argument, including one whose arguments span several lines (the pattern above sees
