@@ -241,7 +241,7 @@ class Exposure:
 
 def exposure(found: Touched, hardening: Hardening) -> list[Exposure]:
     """What the summary says, at its top, about the files in :func:`touched`."""
-    advice = ("run the review with the `secreview` command (see README, 'Running on pull "
+    advice = ("run the review with the `secreview` command (see docs/security.md, 'Running on pull "
               "requests from forks')")
     # Per kind of file: the names, whether this run kept them out, what that line says, and
     # what the other says (this run already imported, read or loaded them).
