@@ -310,16 +310,19 @@ def task_hunks(target: Target, findings: tuple[Finding, ...]) -> str:
 
 
 class UnreviewedItem(pytest.Item):
-    """A changed file the review cannot read whole: too large, or binary to git. The
+    """A changed file (or part of one) no item reviews (:mod:`.triage.gaps`): too large,
+    binary to git, a submodule, hunks over the general review's budget. With ``scan``, the
     deterministic rules still scan it, line by line from git in bounded memory: a finding at
     the threshold fails the item; otherwise the ``--secreview-unreviewed`` policy decides
     (fail, or skip with the reason), never a pass."""
 
-    def __init__(self, *, file: FileDiff, reason: str, **kwargs: Any) -> None:
+    def __init__(self, *, file: FileDiff, reason: str, scan: bool = True,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.file = file
         self.reviewed_path = file.path
         self.reason = reason
+        self.scan = scan
         self.add_marker(_MARK)
         self.user_properties.append(("secreview_path", file.path))
 
@@ -328,12 +331,16 @@ class UnreviewedItem(pytest.Item):
 
         review = self.config.stash[REVIEW_KEY]
         note = f"{self.reason}; the deterministic rules scanned it line by line"
-        try:
-            found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
-                                         review.diff.head_sha, self.file, review.rules)
-        except GitError as exc:
-            found, cut = [], False
-            note = f"{self.reason}; the deterministic scan failed: {exc}"
+        found: list[Finding] = []
+        cut = False
+        if not self.scan:
+            note = self.reason
+        else:
+            try:
+                found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
+                                             review.diff.head_sha, self.file, review.rules)
+            except GitError as exc:
+                note = f"{self.reason}; the deterministic scan failed: {exc}"
         if cut:
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
         hook = self.config.hook.pytest_secreview_filter_finding

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .scanners.session import ScannerSession
     from .suppression.apply import Quiet
     from .suppression.baseline import Baseline
+    from .triage.gaps import Gap
     from .triage.plan import TriagePlan
 
 
@@ -101,6 +102,18 @@ class ReviewState:
         added, record = load_model_triage(self.session_dir)
         idle = frozenset() if self.settings.semgrep_config else NEEDS_CONFIG
         return plan_triage(self.diff, self.prepared, self.rules, added, record, idle)
+
+    @cached_property
+    def gaps(self) -> list[Gap]:
+        """What no item reviews (too large, binary, submodules, over the budget): each an
+        unreviewed item, and a line of the report."""
+        from .diff.submodules import gitlinks, submodule_urls
+        from .triage.gaps import HeadTree, review_gaps
+
+        head = self.diff.head_sha
+        return review_gaps(self.diff.files, self.triage.left_out(), HeadTree(
+            urls=lambda: submodule_urls(self.repo, head),
+            gitlinks=lambda paths: gitlinks(self.repo, head, paths)))
 
     def run_model_triage(self) -> None:
         """``--secreview-triage=model``: ask the model which rules to add, once, on the

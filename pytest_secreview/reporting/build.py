@@ -50,14 +50,16 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
     # What the general review left out (documentation, lock files, over budget...).
     not_reviewed.extend(NotReviewed(path=x.path, reason=x.reason)
                         for x in review.triage.left_out())
+    listed = {x.path for x in review.triage.left_out()}  # over the budget: listed above
+    gaps = {gap.file.path: gap.reason for gap in review.gaps if gap.file.path not in listed}
     for file in review.diff.files:
-        reason = file.unreviewed_reason
+        reason = gaps.get(file.path) or file.unreviewed_reason
         if reason:
             not_reviewed.append(NotReviewed(path=file.path, reason=reason))
         elif file.binary:
             not_reviewed.append(NotReviewed(path=file.path, reason="binary file"))
         elif file.submodule:
-            not_reviewed.append(NotReviewed(path=file.path, reason="submodule update"))
+            not_reviewed.append(NotReviewed(path=file.path, reason="submodule deleted"))
         elif file.kind.value == "deleted":
             not_reviewed.append(NotReviewed(path=file.path, reason="deleted file"))
     counts = summary.outcomes()

@@ -32,6 +32,9 @@ class LeftOut:
 
     path: str
     reason: str
+    #: Hunks over the budget: the file is reviewable but no item of the general rule holds
+    #: them (an unreviewed item of its own, see :mod:`.gaps`), unlike the kinds it never reads.
+    over_budget: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,8 @@ def _batch(
     for path, count in sorted(over.items()):
         left_out.append(LeftOut(path, (
             f"over the coverage budget: {count} hunk(s) beyond {budget.max_items} item(s) of "
-            f"{rule.id}; raise coverage.max_items in {rule.source} or split the pull request")))
+            f"{rule.id}; raise coverage.max_items in {rule.source} or split the pull request"),
+            over_budget=True))
     return [
         BatchTarget(rule, parts[0].file, parts[0].hunks, rest=tuple(parts[1:]), index=i)
         for i, parts in enumerate(batches, start=1)
