@@ -389,3 +389,40 @@ def test_bundled_scanner_rules_parse_as_deterministic_rules() -> None:
     for name in ("scanner-bandit", "scanner-semgrep"):
         rule = parse_rule((bundled_rules_dir() / f"{name}.md").read_bytes(), f"rules/{name}.md")
         assert rule.scanner is not None and not rule.needs_model
+
+
+# -- the scanners see exactly the files the review chose --------------------------------------
+
+#: Directories scanners leave out by default (bandit: CVS, .tox, .eggs, *.egg...; semgrep's
+#: default ignore list: tests, node_modules, vendor, build, dist...): a pull request can put
+#: its code there.
+HIDING_PLACES = ["CVS/app.py", ".tox/lib/app.py", "pkg.eggs/app.py", "dist/x.egg/app.py",
+                 "src/.hg/app.py", "tests/app.py", "node_modules/pkg/app.py", "vendor/app.py",
+                 "build/lib/app.py", ".venv/app.py"]
+
+
+@needs_bandit
+@pytest.mark.parametrize("path", HIDING_PLACES)
+def test_bandit_scans_a_changed_file_wherever_it_lies(pytester: pytest.Pytester,
+                                                       review_repo: Build, path: str) -> None:
+    review_repo(pr={path: PR_APP})
+    result, items = review(pytester, "--secreview-rules", BANDIT_RULE,
+                           "--secreview-fail-on=high")
+    result.assert_outcomes(failed=1)
+    assert [f["line"] for f in findings_of(items) if f["title"].startswith("B602")] == [5, 10]
+
+
+@needs_semgrep
+@pytest.mark.parametrize("path", ["tests/app.py", "node_modules/pkg/app.py", "build/lib/app.py",
+                                  ".tox/lib/app.py"])
+def test_semgrep_scans_a_changed_file_wherever_it_lies(pytester: pytest.Pytester,
+                                                        review_repo: Build, tmp_path: Path,
+                                                        path: str) -> None:
+    config = tmp_path / "team-rules.yml"
+    config.write_text(EVAL_RULE)
+    review_repo(pr={path: SEMGREP_PR})
+    result, items = review(pytester, "--secreview-rules", SEMGREP_RULE,
+                           f"--secreview-semgrep-config={config}", "--secreview-fail-on=high")
+    result.assert_outcomes(failed=1)
+    assert sorted(f["line"] for f in findings_of(items)) == [2, 6]
+
