@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .suppression.apply import Quiet
     from .suppression.baseline import Baseline
     from .triage.gaps import Gap
+    from .triage.links import Links
     from .triage.plan import TriagePlan
 
 
@@ -60,6 +61,8 @@ class ReviewState:
     session_dir: Path | None = None  # shared by the xdist controller and its workers
     #: Inline suppressions and the baseline, applied to every item's findings.
     quiet: Quiet | None = None
+    #: The head revision's symlinks that matter to this diff (aliases, refused links).
+    links: Links | None = None
 
     @cached_property
     def scanners(self) -> ScannerSession:
@@ -113,7 +116,8 @@ class ReviewState:
         head = self.diff.head_sha
         return review_gaps(self.diff.files, self.triage.left_out(), HeadTree(
             urls=lambda: submodule_urls(self.repo, head),
-            gitlinks=lambda paths: gitlinks(self.repo, head, paths)))
+            gitlinks=lambda paths: gitlinks(self.repo, head, paths)),
+            self.links.refused if self.links is not None else {})
 
     def run_model_triage(self) -> None:
         """``--secreview-triage=model``: ask the model which rules to add, once, on the
@@ -288,13 +292,17 @@ def start_review(
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
+    from .triage.links import read_links
+
+    links = read_links(repo, diff.head_sha, diff.files)
     return ReviewState(
         config=config,
         settings=settings,
         repo=repo,
         base_ref=base_ref,
         diff=diff,
-        prepared=PreparedDiff(diff.files),
+        prepared=PreparedDiff(diff.files, links.aliases),
+        links=links,
         rule_files=rule_files,
         agent=agent,
         warnings=warnings,
@@ -316,9 +324,12 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
                                 notes) if settings.model else None)
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
+    from .triage.links import read_links
+
+    links = read_links(handoff.repo, handoff.diff.head_sha, handoff.diff.files)
     return ReviewState(
         config=config, settings=settings, repo=handoff.repo, base_ref=handoff.base_ref,
-        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files),
+        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files, links.aliases), links=links,
         rule_files=RuleFiles(list(handoff.rule_files.sources),
                              [*handoff.rule_files.notes, *notes]),
         agent=agent, warnings=list(handoff.warnings), selection=dict(handoff.selection),

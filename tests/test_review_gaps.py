@@ -112,3 +112,55 @@ def test_a_moved_submodule_is_unreviewed_at_its_new_path(pytester: pytest.Pytest
     assert "secreview::unreviewed[vendor/dep]" in out
     assert "../dep.git" in out
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+# -- symlinks: judged by their target, and reviewed themselves -------------------------------
+
+DESERIALISATION = (bundled_rules_dir() / "unsafe-deserialization.md").read_text()
+VIEW = "import pickle\n\n\ndef load(request):\n    return pickle.loads(request.data)\n"
+
+
+def test_code_behind_a_symlink_is_judged_as_the_link_names_it(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    # app.py becomes a symlink to a .txt file that holds the code: Python runs it as app.py.
+    repo = review_repo(base={"app.py": "def load(request):\n    return None\n"},
+                       rules={"unsafe-deserialization": DESERIALISATION,
+                              "security-review": GENERAL})
+    (repo.path / "app.py").unlink()
+    repo.write("notes/impl.txt", VIEW)
+    (repo.path / "app.py").symlink_to("notes/impl.txt")
+    repo.commit("move the code")
+    result = _review(pytester, "--collect-only", "-q")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    rule = "secreview/rules/unsafe-deserialization.md::unsafe-deserialization"
+    assert f"{rule}[notes/impl.txt]" in ids
+    assert any("security-review[b1:" in i for i in ids)
+    failed = _review(pytester)
+    assert "notes/impl.txt:5  CRITICAL" in failed.stdout.str()
+    assert failed.ret == pytest.ExitCode.TESTS_FAILED
+    triage = json.loads((pytester.path / "secreview-artifacts/triage.json").read_text())
+    assert "notes/impl.txt" not in {x["path"] for x in triage["coverage"]["left_out"]}
+    kinds = {f["path"]: f["kind"] for f in triage["files"]}
+    assert kinds["notes/impl.txt"] == "code"
+
+
+@pytest.mark.parametrize(("target", "why"), [
+    ("/etc/passwd", "leaves the repository"),
+    ("../../home/runner/.ssh/id_rsa", "leaves the repository"),
+    (".env", "points at a secret file"),
+    ("config/deploy.pem", "points at a secret file"),
+])
+def test_a_new_symlink_out_of_the_repository_or_at_a_secret_is_an_unreviewed_item(
+    pytester: pytest.Pytester, review_repo: Build, target: str, why: str
+) -> None:
+    repo = review_repo(base={".env": "A=1\n", "config/deploy.pem": "cert\n"},
+                       rules={"security-review": GENERAL})
+    (repo.path / "static").mkdir()
+    (repo.path / "static" / "favicon.ico").symlink_to(target)
+    repo.commit("a link")
+    result = _review(pytester, "--secreview-unreviewed=fail")
+    out = result.stdout.str()
+    assert "secreview::unreviewed[static/favicon.ico]" in out
+    assert why in out and target in out
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -22,6 +22,7 @@ from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
+from ..triage.links import read_links
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
@@ -88,7 +89,7 @@ def review_range(
         parsed, errors = list(parsed_rules), []
     if not use_scanners:
         parsed = [rule for rule in parsed if rule.scanner is None]
-    prepared = PreparedDiff(diff.files)
+    prepared = PreparedDiff(diff.files, read_links(repo, diff.head_sha, diff.files).aliases)
     prepared.index(parsed)
     scanners = ScannerSession(
         repo=repo, head_sha=diff.head_sha, base_sha=diff.base_sha,

@@ -12,7 +12,7 @@ verdict on a hunk is then set arithmetic over the pattern indices that hit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,8 +185,12 @@ class _RuleCheck:
 class PreparedDiff:
     """The reviewable files of a diff, scanned once for every rule's patterns."""
 
-    def __init__(self, files: Iterable[FileDiff]) -> None:
+    def __init__(self, files: Iterable[FileDiff], aliases: Mapping[str, str] | None = None
+                 ) -> None:
         self.files = sorted((f for f in files if f.reviewable), key=lambda f: f.path)
+        #: Changed path -> the symlink path it also runs under (see ``triage.links``): a
+        #: rule that selects either path applies.
+        self.aliases: Mapping[str, str] = aliases or {}
         self._suffixes = [path_suffix(f.path) for f in self.files]
         self._checks: dict[int, _RuleCheck] = {}
         self._hits: list[list[_Hits]] = []
@@ -243,6 +247,12 @@ class PreparedDiff:
             found |= self._removed_files.get(pid, set())
         return sorted(found)
 
+    def _selects(self, paths: PathFilter, path: str, suffix: str) -> bool:
+        if paths.selects(path, suffix):
+            return True
+        alias = self.aliases.get(path)
+        return alias is not None and paths.selects(alias)
+
     def _compute(self, rule: Rule) -> list[Target]:
         check = self._checks[id(rule)]
         targets = []
@@ -251,7 +261,7 @@ class PreparedDiff:
             # The set arithmetic is cheaper than the globs, and rules out most files first.
             hunks = tuple(h for h, hit in zip(file.hunks, hits, strict=True)
                           if check.hunk_matches(hit))
-            if hunks and check.paths.selects(file.path, self._suffixes[n]):
+            if hunks and self._selects(check.paths, file.path, self._suffixes[n]):
                 targets.append(Target(rule, file, hunks))
         return targets
 

@@ -2,7 +2,8 @@
 ``--secreview-unreviewed`` policy applies to it (:class:`~pytest_secreview.collection.
 UnreviewedItem`): a file too large to review or binary to git (its changed lines are still
 streamed through the deterministic rules), an added or moved submodule (named with its URL and
-commit: its content is another repository's), and hunks over the general review's budget.
+commit: its content is another repository's), a symlink that leaves the repository or points
+at a secret file, and hunks over the general review's budget.
 
 Listing them is not enough: a list is read by nobody in CI, and a pull request can choose to
 land there (padding a file, filler that sorts first, code moved into a submodule).
@@ -55,8 +56,9 @@ def _pure_move(file: FileDiff) -> bool:
 
 
 def review_gaps(files: Iterable[FileDiff], left_out: Iterable[LeftOut],
-                head: HeadTree) -> list[Gap]:
-    """Every gap of a diff, sorted by path, at most one per path."""
+                head: HeadTree, refused_links: Mapping[str, str]) -> list[Gap]:
+    """Every gap of a diff, sorted by path, at most one per path. ``refused_links``: changed
+    symlinks that leave the repository or point at a secret file, with why (:mod:`.links`)."""
     ordered = sorted(files, key=lambda f: f.path)
     over = {x.path: x.reason for x in left_out if x.over_budget}
     moved = head.gitlinks([f.path for f in ordered if _pure_move(f)])
@@ -71,6 +73,9 @@ def review_gaps(files: Iterable[FileDiff], left_out: Iterable[LeftOut],
         elif file.path in submodules:
             commit = moved.get(file.path) or submodule_commit(file)
             gaps.append(Gap(file, submodule_reason(file, urls.get(file.path), commit),
+                            scan=False))
+        elif file.path in refused_links and file.kind is not ChangeKind.DELETED:
+            gaps.append(Gap(file, f"{refused_links[file.path]}; review where it points",
                             scan=False))
         elif file.path in over:
             gaps.append(Gap(file, over[file.path], scan=False))

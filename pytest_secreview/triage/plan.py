@@ -8,7 +8,7 @@ files, never drop a deterministic match.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -55,6 +55,7 @@ class TriagePlan:
         extra_targets: dict[str, tuple[Target, ...]] | None = None,
         model: dict[str, Any] | None = None,
         idle_scanners: frozenset[str] = frozenset(),
+        aliases: Mapping[str, str] | None = None,
     ) -> None:
         self.files = files
         self.coverage = coverage
@@ -64,13 +65,15 @@ class TriagePlan:
         #: Scanners that cannot run in this session whatever the files (semgrep without a
         #: config): their rule makes one item, skipped with how to configure it.
         self.idle_scanners = idle_scanners
+        self.aliases: Mapping[str, str] = aliases or {}
         self._scanner_items: dict[int, list[Target]] = {}
 
     @cached_property
     def kinds(self) -> dict[str, FileKind]:
         """Kind and language of every changed path (computed when a report asks: collection
         needs only the kinds of the files the general review reads)."""
-        return {f.path: file_kind(f) for f in self.files}
+        aliases = self.aliases
+        return {f.path: file_kind(f, aliases.get(f.path)) for f in self.files}
 
     @property
     def languages(self) -> list[str]:
@@ -219,6 +222,7 @@ def plan_triage(
                    if p in by_path and by_path[p].hunks and PathFilter(rule).selects(p)]
         extra[rule.id] = (*extra.get(rule.id, ()), *targets)
     specific = [t for r in by_id.values() for t in (*prepared.targets(r), *extra.get(r.id, ()))]
-    coverage = plan_coverage(diff.files, rules, specific)
-    return TriagePlan(diff.files, coverage, tuple(added), extra, model, idle_scanners)
+    coverage = plan_coverage(diff.files, rules, specific, prepared.aliases)
+    return TriagePlan(diff.files, coverage, tuple(added), extra, model, idle_scanners,
+                      prepared.aliases)
 
