@@ -20,6 +20,7 @@ import pathspec
 import re2
 
 from ..diff.model import FileDiff, Hunk
+from ..textnorm import variants
 from .model import Rule
 from .regex import SafePattern
 
@@ -157,8 +158,9 @@ class _Hits:
 
 def _scan(hunk: Hunk, added: _PatternSet, removed: _PatternSet) -> _Hits:
     plus, minus = hunk.added_texts(), hunk.removed_texts()
-    return _Hits(added.hits(_joined(plus)), removed.hits(_joined(minus)), bool(plus),
-                 bool(minus))
+    # The NFKC form of a line too: Python runs 𝗽𝗶𝗰𝗸𝗹𝗲.𝗹𝗼𝗮𝗱𝘀 as pickle.loads.
+    return _Hits(added.hits(_joined(variants(plus))), removed.hits(_joined(variants(minus))),
+                 bool(plus), bool(minus))
 
 
 class _RuleCheck:
