@@ -208,7 +208,8 @@ def pytest_collection_modifyitems(
         review.prepared.index(review.rules)
         for source, parsed in review.parsed_rules:
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
-        items.extend(intent_items(session, review))  # the intent audit: one per change
+        if not review.deterministic_review:  # the intent audit needs a model's verdict
+            items.extend(intent_items(session, review))  # one per change
         for gap in review.gaps:  # too large, binary, submodules, over the budget
             name = f"unreviewed[{one_line(gap.file.path)}]"
             items.append(UnreviewedItem.from_parent(

@@ -114,7 +114,9 @@ class ReviewState:
         from .triage.gaps import HeadTree, review_gaps
 
         head = self.diff.head_sha
-        return review_gaps(self.diff.files, self.triage.left_out(), HeadTree(
+        # Without a model the general review does not run: its budget leaves nothing out.
+        left_out = () if self.deterministic_review else self.triage.left_out()
+        return review_gaps(self.diff.files, left_out, HeadTree(
             urls=lambda: submodule_urls(self.repo, head),
             gitlinks=lambda paths: gitlinks(self.repo, head, paths)),
             self.links.refused if self.links is not None else {})
@@ -144,12 +146,29 @@ class ReviewState:
 
         return taint_files(self.diff)
 
+    @property
+    def deterministic_review(self) -> bool:
+        """No model is configured: the review is the deterministic one (said at the top of
+        the summary), and what only a model can do is not collected."""
+        return not self.settings.model
+
+    def model_only_rules(self) -> list[Rule]:
+        """The rules that make no item because they need a model and none is configured."""
+        from .triage.plan import runs_without_model
+
+        if not self.deterministic_review:
+            return []
+        return [r for r in self.rules if not runs_without_model(r)]
+
     def targets(self, rule: Rule) -> list[Target]:
         """The items of ``rule``: the triage plan's targets, plus one item for the files where
         the rule's dataflow may find a flow the pull request introduced (a removed guard
-        matches no grep)."""
-        from .triage.plan import with_dataflow_target
+        matches no grep). None for a rule that needs a model when none is configured: such
+        an item would have nothing to run (the summary says the review is deterministic)."""
+        from .triage.plan import runs_without_model, with_dataflow_target
 
+        if self.deterministic_review and not runs_without_model(rule):
+            return []
         return with_dataflow_target(rule, self.triage.targets(rule, self.prepared),
                                     self.taint_files)
 
@@ -168,7 +187,8 @@ class ReviewState:
         try:
             evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
                                   taint=self.taint, verify=verify,
-                                  min_confidence=self.settings.min_confidence)
+                                  min_confidence=self.settings.min_confidence,
+                                  deterministic_review=self.deterministic_review)
         except EvaluationError as exc:
             if self.quiet is not None:  # what stands after a failure is suppressed the same way
                 exc.findings = self.quiet.apply(exc.findings, target.rule.id, files,

@@ -339,16 +339,17 @@ def test_a_semgrep_config_the_pull_request_adds_is_not_used(pytester: pytest.Pyt
     assert "rule files this pull request adds are used once it is merged" in result.stdout.str()
 
 
-def test_semgrep_without_a_config_is_one_skipped_item_with_the_reason(
+def test_semgrep_without_a_config_makes_no_item_and_the_summary_says_how_to_configure_it(
         pytester: pytest.Pytester, review_repo: Build) -> None:
-    # More files than one item holds: without a config there is still a single item.
+    # Nothing would run: no item (so --secreview-unreviewed=fail does not fail on it).
     files = {f"pkg/m{i:03}.py": SEMGREP_PR for i in range(150)}
     review_repo(base={"app.py": "x = 1\n"}, pr={"app.py": SEMGREP_PR, **files})
-    result, items = review(pytester, "--secreview-rules", SEMGREP_RULE, "-rs")
-    result.assert_outcomes(skipped=1)
-    (nodeid,) = items
-    assert nodeid.endswith("rules/scanner-semgrep.md::scanner-semgrep[semgrep:app.py+150]")
-    assert "pass --secreview-semgrep-config PATH" in result.stdout.str()
+    result, items = review(pytester, "--secreview-rules", SEMGREP_RULE,
+                           "--secreview-unreviewed=fail")
+    assert items == {}
+    assert result.ret == pytest.ExitCode.OK
+    assert ("scanner-semgrep made no item: semgrep runs only with rule files your team names: "
+            "pass --secreview-semgrep-config PATH") in result.stdout.str()
 
 
 @pytest.mark.parametrize("config", ["auto", "p/python", "r/python.lang.security",

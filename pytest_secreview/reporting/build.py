@@ -5,8 +5,10 @@ from __future__ import annotations
 from .. import __version__
 from ..evaluation.findings import Finding
 from ..github.context import PullRequest
+from ..scanners.spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
 from ..state import ReviewState
+from .kind import review_kind
 from .model import FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import Summary
 
@@ -78,6 +80,7 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
         not_reviewed=sorted(not_reviewed, key=lambda n: (n.path, n.rule or "", n.reason)),
         usage=Usage(**summary.usage_totals()),
         notes=[*review.rule_files.notes, *coverage_notes(review)],
+        review_kind=review_kind(review),
     )
 
 
@@ -95,6 +98,11 @@ def coverage_notes(review: ReviewState) -> list[str]:
     why nothing guarantees that every hunk is in front of a model."""
     plan = review.triage
     cov = plan.coverage
+    idle = [f"{rule.id} made no item: {NO_SEMGREP_CONFIG}" for rule in review.rules
+            if rule.scanner is not None and rule.scanner.name in plan.idle_scanners
+            and review.prepared.targets(rule)]
+    if review.deterministic_review:
+        return idle  # the review-kind line says the general review did not run
     if cov.rule is None:
         if not plan.reviewable:
             return []
@@ -102,7 +110,7 @@ def coverage_notes(review: ReviewState) -> list[str]:
                 "security-review) is loaded: changed code that no rule matched is not in front "
                 "of a model; add --secreview-rules :bundled or copy rules/security-review.md"]
     if not cov.batches:
-        return []
+        return idle
     files = len({p.file.path for b in cov.batches for p in b.parts})
-    return [f"coverage: {cov.hunks_batched} hunk(s) of {files} file(s) that no specific rule "
-            f"matched are reviewed by {cov.rule.id} in {len(cov.batches)} item(s)"]
+    return [*idle, f"coverage: {cov.hunks_batched} hunk(s) of {files} file(s) that no specific "
+            f"rule matched are reviewed by {cov.rule.id} in {len(cov.batches)} item(s)"]

@@ -10,6 +10,7 @@ from ..phases.names import PHASES_PLUGIN
 from ..severity import Severity, one_line
 from ..state import ReviewState
 from .disagreement import disagreements
+from .kind import review_kind
 from .summary import ItemResult, Summary
 
 #: Findings listed one per line in the terminal; the rest are in the report files.
@@ -37,6 +38,9 @@ def write_summary(
     origin = "base revision" if review.settings.rules_from == "base" else "head revision"
     tr.line(f"rules: {len(review.rule_files.sources)} rule file(s) (repository rules read "
             f"from the {origin}); fail on {review.settings.fail_on.value} and above")
+    kind = review_kind(review)
+    if kind:
+        tr.line(kind, yellow=True)
     if tr.config.option.collectonly:
         # Nothing was evaluated: neither "nothing to review" nor outcomes that never happened.
         tr.line(f"collected {collected} item(s), not evaluated (--collect-only)", yellow=True)

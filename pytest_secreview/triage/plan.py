@@ -63,7 +63,8 @@ class TriagePlan:
         self.extra_targets = extra_targets or {}
         self.model = model  # the model triage's record for the artifacts
         #: Scanners that cannot run in this session whatever the files (semgrep without a
-        #: config): their rule makes one item, skipped with how to configure it.
+        #: config): their rule makes no item (nothing would run), and the summary says how
+        #: to configure it.
         self.idle_scanners = idle_scanners
         self.aliases: Mapping[str, str] = aliases or {}
         self._scanner_items: dict[int, list[Target]] = {}
@@ -115,11 +116,12 @@ class TriagePlan:
         if rule.coverage is not None:
             return self.coverage.batches if rule is self.coverage.rule else ()
         if rule.scanner is not None:
+            if rule.scanner.name in self.idle_scanners:
+                return ()
             found = self._scanner_items.get(id(rule))
             if found is None:
                 found = self._scanner_items[id(rule)] = scanner_items(
-                    rule, self._matched(rule, prepared),
-                    whole=rule.scanner.name in self.idle_scanners)
+                    rule, self._matched(rule, prepared))
             return found
         return self._matched(rule, prepared)
 
@@ -156,14 +158,21 @@ class TriagePlan:
         }
 
 
-def scanner_items(rule: Rule, targets: Sequence[Target], *, whole: bool = False
-                  ) -> list[Target]:
+def runs_without_model(rule: Rule) -> bool:
+    """True when ``rule`` has something to run with no model: ``detect`` patterns, a
+    ``taint:`` section or a ``scanner:``, or no reviewer instructions at all. The general
+    review and a rule made only of instructions have nothing."""
+    if rule.coverage is not None or rule.scope != "file":
+        return False
+    return bool(rule.detect or rule.taint or rule.scanner) or not rule.needs_model
+
+
+def scanner_items(rule: Rule, targets: Sequence[Target]) -> list[Target]:
     """``targets`` (one per file, sorted by path) grouped into items within the rule's
-    ``scanner:`` budget, in order; a file larger than the budget gets an item of its own.
-    ``whole``: one item for every file (a scanner that cannot run in this session)."""
+    ``scanner:`` budget, in order; a file larger than the budget gets an item of its own."""
     assert rule.scanner is not None
-    files_cap = len(targets) if whole else rule.scanner.files_per_item
-    chars_cap = None if whole else rule.scanner.chars_per_item
+    files_cap = rule.scanner.files_per_item
+    chars_cap: int | None = rule.scanner.chars_per_item
     groups: list[list[Target]] = []
     chars = 0
     for target in targets:
@@ -210,7 +219,7 @@ def plan_triage(
     idle_scanners: frozenset[str] = frozenset(),
 ) -> TriagePlan:
     """The deterministic plan, plus the rules a model triage added (``added``).
-    ``idle_scanners``: scanners that cannot run in this session (one item each)."""
+    ``idle_scanners``: scanners that cannot run in this session (they make no item)."""
     by_id = {r.id: r for r in rules if r.coverage is None}
     by_path = {f.path: f for f in prepared.files}
     extra: dict[str, tuple[Target, ...]] = {}
