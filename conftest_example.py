@@ -10,7 +10,8 @@ import os
 
 import pytest
 
-from pytest_secreview.evaluation.findings import Finding, Severity
+from pytest_secreview.core.findings import Finding
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.llm.base import ChatModel
 
 # 1. Settings. Every --secreview-* flag is also an ini key (secreview_*) and an environment
@@ -26,7 +27,7 @@ from pytest_secreview.llm.base import ChatModel
 #        secreview/rules
 #
 # 2. Your own rules: markdown files in secreview/rules/ (read from the base revision, so a
-#    pull request cannot weaken them). See README.md "Writing rules".
+#    pull request cannot weaken them). See docs/rules.md, "Writing rules".
 
 ACCEPTED_RISKS = {
     # (rule id, path): why the risk is accepted - reviewed and signed off.

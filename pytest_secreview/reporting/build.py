@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import __version__
-from ..evaluation.findings import Finding
+from ..core.findings import Finding
 from ..github.context import PullRequest
 from ..scanners.spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
