@@ -170,7 +170,7 @@ class ReviewState:
         if self.deterministic_review and not runs_without_model(rule):
             return []
         return with_dataflow_target(rule, self.triage.targets(rule, self.prepared),
-                                    self.taint_files)
+                                    self.taint_files, self.prepared)
 
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's
@@ -312,16 +312,18 @@ def start_review(
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
+    from .triage.kinds import default_exclusions
     from .triage.links import read_links
 
     links = read_links(repo, diff.head_sha, diff.files)
+    excluded = default_exclusions(f.path for f in diff.files if f.reviewable)
     return ReviewState(
         config=config,
         settings=settings,
         repo=repo,
         base_ref=base_ref,
         diff=diff,
-        prepared=PreparedDiff(diff.files, links.aliases),
+        prepared=PreparedDiff(diff.files, links.aliases, excluded),
         links=links,
         rule_files=rule_files,
         agent=agent,
@@ -344,12 +346,15 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
                                 notes) if settings.model else None)
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
+    from .triage.kinds import default_exclusions
     from .triage.links import read_links
 
     links = read_links(handoff.repo, handoff.diff.head_sha, handoff.diff.files)
+    excluded = default_exclusions(f.path for f in handoff.diff.files if f.reviewable)
     return ReviewState(
         config=config, settings=settings, repo=handoff.repo, base_ref=handoff.base_ref,
-        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files, links.aliases), links=links,
+        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files, links.aliases, excluded),
+        links=links,
         rule_files=RuleFiles(list(handoff.rule_files.sources),
                              [*handoff.rule_files.notes, *notes]),
         agent=agent, warnings=list(handoff.warnings), selection=dict(handoff.selection),

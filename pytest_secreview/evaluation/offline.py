@@ -23,6 +23,7 @@ from ..rules.model import Rule
 from ..rules.parse import parse_rule
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
+from ..triage.kinds import default_exclusions
 from ..triage.links import read_links
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
 from .deterministic import scan_unreviewed
@@ -89,7 +90,8 @@ def review_range(
         parsed, errors = list(parsed_rules), []
     if not use_scanners:
         parsed = [rule for rule in parsed if rule.scanner is None]
-    prepared = PreparedDiff(diff.files, read_links(repo, diff.head_sha, diff.files).aliases)
+    prepared = PreparedDiff(diff.files, read_links(repo, diff.head_sha, diff.files).aliases,
+                            default_exclusions(f.path for f in diff.files if f.reviewable))
     prepared.index(parsed)
     scanners = ScannerSession(
         repo=repo, head_sha=diff.head_sha, base_sha=diff.base_sha,
@@ -106,7 +108,7 @@ def review_range(
     quiet = Quiet(repo, diff)
     dataflow = taint_files(diff) if taint is not None else None
     for rule in parsed:
-        for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow):
+        for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow, prepared):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             findings.extend(quiet.apply(evaluation.findings, rule.id,
                                         [part.file for part in target.parts],

@@ -8,6 +8,7 @@ from ..github.context import PullRequest
 from ..scanners.spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
 from ..state import ReviewState
+from ..triage.kinds import exclusion_note
 from .kind import review_kind
 from .model import FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import Summary
@@ -98,11 +99,14 @@ def coverage_notes(review: ReviewState) -> list[str]:
     why nothing guarantees that every hunk is in front of a model."""
     plan = review.triage
     cov = plan.coverage
-    idle = [f"{rule.id} made no item: {NO_SEMGREP_CONFIG}" for rule in review.rules
+    notes = [f"{rule.id} made no item: {NO_SEMGREP_CONFIG}" for rule in review.rules
             if rule.scanner is not None and rule.scanner.name in plan.idle_scanners
             and review.prepared.targets(rule)]
+    excluded = exclusion_note(review.prepared.excluded)
+    if excluded:
+        notes.append(excluded)
     if review.deterministic_review:
-        return idle  # the review-kind line says the general review did not run
+        return notes  # the review-kind line says the general review did not run
     if cov.rule is None:
         if not plan.reviewable:
             return []
@@ -110,7 +114,7 @@ def coverage_notes(review: ReviewState) -> list[str]:
                 "security-review) is loaded: changed code that no rule matched is not in front "
                 "of a model; add --secreview-rules :bundled or copy rules/security-review.md"]
     if not cov.batches:
-        return idle
+        return notes
     files = len({p.file.path for b in cov.batches for p in b.parts})
-    return [*idle, f"coverage: {cov.hunks_batched} hunk(s) of {files} file(s) that no specific "
+    return [*notes, f"coverage: {cov.hunks_batched} hunk(s) of {files} file(s) that no specific "
             f"rule matched are reviewed by {cov.rule.id} in {len(cov.batches)} item(s)"]

@@ -196,17 +196,19 @@ def taint_files(diff: Diff) -> tuple[FileDiff, ...]:
 
 
 def with_dataflow_target(rule: Rule, targets: Sequence[Target],
-                         files: Sequence[FileDiff] | None) -> list[Target]:
+                         files: Sequence[FileDiff] | None,
+                         prepared: PreparedDiff | None = None) -> list[Target]:
     """``targets`` plus, for a rule with a ``taint:`` section, one :class:`DataflowTarget`
     holding every changed file the engine reads (``files``, sorted by path; None: no dataflow
     in this run) that no target covers: the flows there are found when the item runs, not
-    at collection."""
+    at collection. ``prepared``: its default exclusions apply to these files too."""
     if rule.taint is None or files is None:
         return list(targets)
     covered = {part.file.path for target in targets for part in target.parts}
     paths = PathFilter(rule)
     rest = [FileHunks(f, f.hunks) for f in files
-            if f.path not in covered and paths.selects(f.path)]
+            if f.path not in covered and paths.selects(f.path)
+            and not (prepared is not None and prepared.excludes(rule, f.path))]
     if not rest:
         return list(targets)
     first, *others = rest
