@@ -311,7 +311,8 @@ def task_hunks(target: Target, findings: tuple[Finding, ...]) -> str:
 
 class UnreviewedItem(pytest.Item):
     """A changed file (or part of one) no item reviews (:mod:`.triage.gaps`): too large,
-    binary to git, a submodule, hunks over the general review's budget. With ``scan``, the
+    binary to git, a submodule, a refused symlink, hunks over the general review's budget.
+    With ``scan``, the
     deterministic rules still scan it, line by line from git in bounded memory: a finding at
     the threshold fails the item; otherwise the ``--secreview-unreviewed`` policy decides
     (fail, or skip with the reason), never a pass."""
@@ -336,9 +337,12 @@ class UnreviewedItem(pytest.Item):
         if not self.scan:
             note = self.reason
         else:
+            # The default exclusions hold here too (a minified bundle over 8 MiB is still
+            # read by the credential rules only).
+            rules = [r for r in review.rules if not review.prepared.excludes(r, self.file.path)]
             try:
                 found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
-                                             review.diff.head_sha, self.file, review.rules)
+                                             review.diff.head_sha, self.file, rules)
             except GitError as exc:
                 note = f"{self.reason}; the deterministic scan failed: {exc}"
         if cut:

@@ -316,7 +316,7 @@ def start_review(
     from .triage.links import read_links
 
     links = read_links(repo, diff.head_sha, diff.files)
-    excluded = default_exclusions(f.path for f in diff.files if f.reviewable)
+    excluded = default_exclusions(diff.files)
     return ReviewState(
         config=config,
         settings=settings,
@@ -350,7 +350,7 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
     from .triage.links import read_links
 
     links = read_links(handoff.repo, handoff.diff.head_sha, handoff.diff.files)
-    excluded = default_exclusions(f.path for f in handoff.diff.files if f.reviewable)
+    excluded = default_exclusions(handoff.diff.files)
     return ReviewState(
         config=config, settings=settings, repo=handoff.repo, base_ref=handoff.base_ref,
         diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files, links.aliases, excluded),

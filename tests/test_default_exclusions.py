@@ -53,3 +53,14 @@ def test_conftest_is_not_test_code_it_runs_in_ci(pytester: pytest.Pytester,
     ids = [line for line in _review(pytester, "--collect-only", "-q").stdout.lines
            if "::" in line]
     assert "secreview/rules/command-injection.md::command-injection[tests/conftest.py]" in ids
+
+
+def test_a_vendored_file_too_large_to_review_is_scanned_by_the_credential_rules_only(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    padding = JQUERY_LIKE * (9 * 1024 * 1024 // len(JQUERY_LIKE))  # over the 8 MiB limit
+    review_repo(pr={"static/vendor/big.min.js": padding + f"var k='{aws_key_id()}';\n"},
+                rules=RULES)
+    out = _review(pytester).stdout.str()
+    assert "AWS access key id in source" in out
+    assert "innerHTML" not in out and "(xss)" not in out

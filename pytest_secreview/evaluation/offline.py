@@ -91,7 +91,7 @@ def review_range(
     if not use_scanners:
         parsed = [rule for rule in parsed if rule.scanner is None]
     prepared = PreparedDiff(diff.files, read_links(repo, diff.head_sha, diff.files).aliases,
-                            default_exclusions(f.path for f in diff.files if f.reviewable))
+                            default_exclusions(diff.files))
     prepared.index(parsed)
     scanners = ScannerSession(
         repo=repo, head_sha=diff.head_sha, base_sha=diff.base_sha,
@@ -122,7 +122,8 @@ def review_range(
     for file in diff.files:
         if file.unreviewed_reason:
             # Too large or binary to git: the plugin's UnreviewedItem scan, the same findings.
-            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file, parsed)
+            reading = [r for r in parsed if not prepared.excludes(r, file.path)]
+            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file, reading)
             findings.extend(streamed)
     not_reviewed = tuple(
         (f.path, f.unreviewed_reason or _why_not(f.binary, f.too_large, f.submodule))

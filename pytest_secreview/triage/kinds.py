@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..diff.model import ChangeKind, FileDiff
+
 
 class Kind(StrEnum):
     """The role of a changed file in a pull request."""
@@ -239,9 +241,11 @@ def default_exclusion(path: str) -> str | None:
     return None
 
 
-def default_exclusions(paths: Iterable[str]) -> dict[str, str]:
-    """Path -> why, for each of ``paths`` the defaults leave out (:func:`default_exclusion`)."""
-    return {path: why for path in paths if (why := default_exclusion(path)) is not None}
+def default_exclusions(files: Iterable[FileDiff]) -> dict[str, str]:
+    """Path -> why, for each changed file (not deleted) the defaults leave out
+    (:func:`default_exclusion`)."""
+    return {f.path: why for f in files if f.kind is not ChangeKind.DELETED
+            and (why := default_exclusion(f.path)) is not None}
 
 
 def exclusion_note(excluded: Mapping[str, str]) -> str | None:
