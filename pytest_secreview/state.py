@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .atomic import write_bytes_atomic
 from .core.findings import Finding
 from .diff.model import Diff, FileDiff
 from .diff.prefetch import DiffPrefetch
@@ -183,6 +184,10 @@ class ReviewState:
             return verdict is not False
 
         verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
+        if self.agent is not None:
+            from .evaluation.review import share_rules
+
+            share_rules(self.agent, self.rules)  # what other rules found, for each prompt
         files = [part.file for part in target.parts]
         try:
             evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
@@ -250,9 +255,7 @@ class Handoff:
         """Store the hand-off in the session directory (once per session)."""
         path = session_dir / self.FILE
         if not path.exists():
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(tmp, path)
+            write_bytes_atomic(path, pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
         return path
 
     @classmethod
