@@ -395,11 +395,11 @@ def test_bundled_scanner_rules_parse_as_deterministic_rules() -> None:
 # -- the scanners see exactly the files the review chose --------------------------------------
 
 #: Directories scanners leave out by default (bandit: CVS, .tox, .eggs, *.egg...; semgrep's
-#: default ignore list: tests, node_modules, vendor, build, dist...): a pull request can put
-#: its code there.
+#: default ignore list: build, dist, .venv...) that the review chooses: a pull request can put
+#: its code there. (Test and vendored code is out of the scanner rules by the review's own
+#: default exclusions, tests/test_default_exclusions.py.)
 HIDING_PLACES = ["CVS/app.py", ".tox/lib/app.py", "pkg.eggs/app.py", "dist/x.egg/app.py",
-                 "src/.hg/app.py", "tests/app.py", "node_modules/pkg/app.py", "vendor/app.py",
-                 "build/lib/app.py", ".venv/app.py"]
+                 "src/.hg/app.py", "build/lib/app.py", ".venv/app.py"]
 
 
 @needs_bandit
@@ -414,8 +414,8 @@ def test_bandit_scans_a_changed_file_wherever_it_lies(pytester: pytest.Pytester,
 
 
 @needs_semgrep
-@pytest.mark.parametrize("path", ["tests/app.py", "node_modules/pkg/app.py", "build/lib/app.py",
-                                  ".tox/lib/app.py"])
+@pytest.mark.parametrize("path", ["build/lib/app.py", ".tox/lib/app.py", ".venv/app.py",
+                                  "dist/x.egg/app.py"])
 def test_semgrep_scans_a_changed_file_wherever_it_lies(pytester: pytest.Pytester,
                                                         review_repo: Build, tmp_path: Path,
                                                         path: str) -> None:
