@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .atomic import write_bytes_atomic
+from .core.decide import Policy
 from .core.findings import Finding
 from .diff.model import Diff, FileDiff
 from .diff.prefetch import DiffPrefetch
@@ -22,7 +23,7 @@ from .options import Settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
-from .rules.parse import parse_rule
+from .rules.parse import parse_rules
 from .trust import tracked_under
 
 if TYPE_CHECKING:  # each layer loads when the review first needs it
@@ -35,8 +36,10 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .llm.base import ChatModel
     from .scanners.session import ScannerSession
     from .suppression.apply import Quiet
+    from .suppression.authority import Authority
     from .suppression.baseline import Baseline
     from .triage.gaps import Gap
+    from .triage.ignore import IgnoreFile
     from .triage.links import Links
     from .triage.plan import TriagePlan
 
@@ -64,6 +67,20 @@ class ReviewState:
     quiet: Quiet | None = None
     #: The head revision's symlinks that matter to this diff (aliases, refused links).
     links: Links | None = None
+    #: Whether the suppressions the pull request adds are a maintainer's (asked once, on the
+    #: controller; None when it adds none).
+    authority: Authority | None = None
+
+    @property
+    def policy(self) -> Policy:
+        """The trusted settings :func:`~.core.decide.decide` reads."""
+        return Policy(fail_on=self.settings.fail_on, unreviewed=self.settings.unreviewed,
+                      on_error=self.settings.on_error)
+
+    @property
+    def author_writes(self) -> bool:
+        """True when the pull request's author has write access (its suppressions count)."""
+        return self.authority is not None and self.authority.writes
 
     @cached_property
     def scanners(self) -> ScannerSession:
@@ -82,13 +99,7 @@ class ReviewState:
     @cached_property
     def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
         """Every rule file parsed once, sorted by display path; errors kept per file."""
-        parsed: list[tuple[RuleSource, Rule | RuleError]] = []
-        for source in sorted(self.rule_files.sources, key=lambda s: s.display):
-            try:
-                parsed.append((source, parse_rule(source.raw, source.display)))
-            except RuleError as exc:
-                parsed.append((source, exc))
-        return parsed
+        return parse_rules(self.rule_files.sources)
 
     @property
     def rules(self) -> list[Rule]:
@@ -105,7 +116,16 @@ class ReviewState:
 
         added, record = load_model_triage(self.session_dir)
         idle = frozenset() if self.settings.semgrep_config else NEEDS_CONFIG
-        return plan_triage(self.diff, self.prepared, self.rules, added, record, idle)
+        return plan_triage(self.diff, self.prepared, self.rules, added, record, idle,
+                           self.ignore)
+
+    @cached_property
+    def ignore(self) -> IgnoreFile:
+        """The base revision's ``.secreviewignore`` (read by every process from the pinned
+        base commit, so xdist workers agree)."""
+        from .triage.ignore import read_ignore_file
+
+        return read_ignore_file(self.repo, self.diff.base_sha)
 
     @cached_property
     def gaps(self) -> list[Gap]:
@@ -171,7 +191,8 @@ class ReviewState:
         if self.deterministic_review and not runs_without_model(rule):
             return []
         return with_dataflow_target(rule, self.triage.targets(rule, self.prepared),
-                                    self.taint_files, self.prepared)
+                                    self.triage.dataflow_files(rule, self.taint_files),
+                                    self.prepared)
 
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's
@@ -218,6 +239,9 @@ class ReviewState:
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
+#: An item's record and what ``decide`` made of it (JSON-safe: it travels with the setup
+#: report to the xdist controller, as ``report.secreview_record``).
+RECORD_KEY = pytest.StashKey[dict[str, Any]]()
 #: What an item sent and received, for the artifacts directory (no file bodies).
 ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
@@ -239,6 +263,7 @@ class Handoff:
     warnings: tuple[str, ...]
     selection: dict[str, Any]
     baseline: Baseline | None = None  # --secreview-baseline as the controller read it
+    authority: Authority | None = None  # the pull request author's, asked by the controller
 
     #: The file in the session directory (a private ``mkdtemp`` directory of this user, made
     #: by the controller: the only writer of what workers unpickle).
@@ -249,7 +274,8 @@ class Handoff:
         """The controller's start-up results."""
         return cls(review.repo, review.base_ref, review.diff, review.settings,
                    review.rule_files, tuple(review.warnings), dict(review.selection),
-                   review.quiet.baseline if review.quiet is not None else None)
+                   review.quiet.baseline if review.quiet is not None else None,
+                   review.authority)
 
     def write(self, session_dir: Path) -> Path:
         """Store the hand-off in the session directory (once per session)."""
@@ -312,6 +338,10 @@ def start_review(
         from .suppression.setup import load_quiet
 
         quiet = load_quiet(settings, repo, diff, invocation, notes)
+        authority = _authority(settings, diff, notes)
+        from .triage.ignore import read_ignore_file
+
+        notes += read_ignore_file(repo, diff.base_sha).notes(diff)
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
@@ -334,7 +364,20 @@ def start_review(
         selection=command_line.selection(),
         session_dir=session_dir,
         quiet=quiet,
+        authority=authority,
     )
+
+
+def _authority(settings: Settings, diff: Diff, notes: list[str]) -> Authority | None:
+    """Whether the suppressions the pull request adds are a maintainer's, asked once."""
+    from .suppression.authority import author_authority
+
+    authority = author_authority(diff, os.environ, number=settings.pr, repository=settings.repo)
+    if authority is not None and not authority.writes:
+        notes.append("suppressions this pull request adds mute only findings below "
+                     f"--secreview-fail-on ({settings.fail_on.value}); the others await a "
+                     f"maintainer: {authority.reason}")
+    return authority
 
 
 def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) -> ReviewState:
@@ -362,6 +405,7 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
                              [*handoff.rule_files.notes, *notes]),
         agent=agent, warnings=list(handoff.warnings), selection=dict(handoff.selection),
         session_dir=session_dir, quiet=Quiet(handoff.repo, handoff.diff, handoff.baseline),
+        authority=handoff.authority,
     )
 
 

@@ -13,16 +13,20 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.decide import Policy, decide
 from ..core.findings import Finding
+from ..core.record import ItemRecord, changes_from_fields
+from ..core.severity import Severity
 from ..diff.git import load_diff
 from ..diff.model import Diff
 from ..errors import RuleError
 from ..rules.loader import find_rule_files
 from ..rules.matcher import DataflowTarget, PreparedDiff
 from ..rules.model import Rule
-from ..rules.parse import parse_rule
+from ..rules.parse import parse_rules
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
+from ..triage.ignore import read_ignore_file
 from ..triage.kinds import default_exclusions
 from ..triage.links import read_links
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
@@ -50,14 +54,9 @@ def load_rules(
     """The rules a review of ``repo`` would use (same defaults and trust as the plugin) and
     one error line per rule file that did not parse."""
     files = find_rule_files(rules, repo, rules_from, base_sha, repo)
-    parsed: list[Rule] = []
-    errors: list[str] = []
-    for source in sorted(files.sources, key=lambda s: s.display):
-        try:
-            parsed.append(parse_rule(source.raw, source.display))
-        except RuleError as exc:
-            errors.append(str(exc))
-    return parsed, errors
+    parsed = parse_rules(files.sources)
+    return ([rule for _, rule in parsed if isinstance(rule, Rule)],
+            [str(rule) for _, rule in parsed if isinstance(rule, RuleError)])
 
 
 def review_range(
@@ -71,6 +70,7 @@ def review_range(
     use_scanners: bool = True,
     parsed_rules: Sequence[Rule] | None = None,
     paths: Collection[str] | None = None,
+    fail_on: Severity = Severity.CRITICAL,
 ) -> RangeReview:
     """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``
     (``use_taint=False`` leaves out the rules' dataflow sections and ``use_scanners=False``
@@ -78,7 +78,9 @@ def review_range(
 
     ``parsed_rules`` are rules already loaded (then ``rules`` and ``rules_from`` are not
     read); ``paths`` limits the review to those changed files (fix mode re-checks a patched
-    file this way).
+    file this way). Suppressions are decided by :func:`~..core.decide.decide` under
+    ``fail_on``, as in a pytest run whose author's write access is not established: one
+    the range adds mutes only findings below it.
 
     Raises :class:`~pytest_secreview.errors.SecreviewError` subclasses with actionable
     messages (unknown ref, not a repository, no rule files).
@@ -98,7 +100,9 @@ def review_range(
         targets=lambda rule: [t.file.path for t in prepared.targets(rule)],
         semgrep_configs=semgrep_configs,
     )
-    plan = plan_triage(diff, prepared, parsed)
+    # The base revision's .secreviewignore, judged as in a pytest run (triage/ignore.py).
+    ignore = read_ignore_file(repo, diff.base_sha)
+    plan = plan_triage(diff, prepared, parsed, ignore=ignore)
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
     taint_failed: dict[str, str] = {}
@@ -108,11 +112,16 @@ def review_range(
     quiet = Quiet(repo, diff)
     dataflow = taint_files(diff) if taint is not None else None
     for rule in parsed:
-        for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow, prepared):
+        for target in with_dataflow_target(rule, plan.targets(rule, prepared),
+                                           plan.dataflow_files(rule, dataflow), prepared):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
-            findings.extend(quiet.apply(evaluation.findings, rule.id,
-                                        [part.file for part in target.parts],
-                                        category=rule.category))
+            quieted = quiet.apply(evaluation.findings, rule.id,
+                                  [part.file for part in target.parts], category=rule.category)
+            # Decided as in a pytest run whose author's write access is not established.
+            found, changes = changes_from_fields(quieted, writer=False, reused=False)
+            record = ItemRecord(nodeid=f"{rule.id}[{target.label}]", rule=rule.id,
+                                path=target.file.path, findings=found, changes=changes)
+            findings.extend(decide(record, Policy(fail_on=fail_on)).findings)
             for part in target.parts:
                 if taint is not None and taint.not_reviewed(part.file.path):
                     taint_failed[part.file.path] = taint.not_reviewed(part.file.path) or ""
@@ -122,12 +131,15 @@ def review_range(
     for file in diff.files:
         if file.unreviewed_reason:
             # Too large or binary to git: the plugin's UnreviewedItem scan, the same findings.
-            reading = [r for r in parsed if not prepared.excludes(r, file.path)]
-            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file, reading)
+            scanning = [r for r in parsed if not ignore.excludes(r, file.path)
+                        and not prepared.excludes(r, file.path)]
+            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file,
+                                             scanning)
             findings.extend(streamed)
     not_reviewed = tuple(
         (f.path, f.unreviewed_reason or _why_not(f.binary, f.too_large, f.submodule))
         for f in diff.files if not f.reviewable and f.kind.value != "deleted"
+        and ignore.pattern_of(f.path) is None
     ) + tuple(sorted(taint_failed.items()))
     return RangeReview(
         diff=diff,

@@ -201,7 +201,10 @@ def render_comment_template(template: str, finding: FindingReport) -> str:
 
 
 def finding_meta(finding: FindingReport) -> str:
-    parts = [f"rule {inline_code(finding.rule, 120)}"]
+    if finding.rules:  # several items reported it: one problem, every rule named
+        parts = ["rules " + ", ".join(inline_code(r, 120) for r in finding.rules[:8])]
+    else:
+        parts = [f"rule {inline_code(finding.rule, 120)}"]
     if finding.cwe:
         parts.append(inline_code(finding.cwe, 40))
     if finding.category:
@@ -210,12 +213,16 @@ def finding_meta(finding: FindingReport) -> str:
     if finding.below_min_confidence:
         parts.append("below --secreview-min-confidence: fails nothing")
     parts.append(f"source {inline_code(finding.source, 120)}")
+    if finding.reports > 1:
+        parts.append(f"{finding.reports} reports merged into one")
     return " · ".join(parts)
 
 
 def finding_prose(finding: FindingReport, *, suggestion_block: bool = True) -> list[str]:
     """Explanation, exploit scenario, recommendation and the suggestion (plain fence)."""
     blocks = []
+    if finding.overruled:  # a lowering that did not count: a reviewer should see it
+        blocks.append("**Not accepted:** " + escape_text(finding.overruled, 600, one_line=True))
     if finding.explanation.strip():
         blocks.append(escape_text(finding.explanation))
     if finding.exploit_scenario.strip():
