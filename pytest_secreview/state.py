@@ -129,18 +129,11 @@ class ReviewState:
 
     @cached_property
     def gaps(self) -> list[Gap]:
-        """What no item reviews (too large, binary, submodules, over the budget): each an
-        unreviewed item, and a line of the report."""
-        from .diff.submodules import gitlinks, submodule_urls
-        from .triage.gaps import HeadTree, review_gaps
-
-        head = self.diff.head_sha
+        """What no item reviews: each an unreviewed item, and a line of the report."""
+        from .triage.gaps import review_gaps
         # Without a model the general review does not run: its budget leaves nothing out.
         left_out = () if self.deterministic_review else self.triage.left_out()
-        return review_gaps(self.diff.files, left_out, HeadTree(
-            urls=lambda: submodule_urls(self.repo, head),
-            gitlinks=lambda paths: gitlinks(self.repo, head, paths)),
-            self.links.refused if self.links is not None else {})
+        return review_gaps(self.repo, self.diff, left_out, self.links)
 
     def run_model_triage(self) -> None:
         """``--secreview-triage=model``: ask the model which rules to add, once, on the
@@ -169,17 +162,8 @@ class ReviewState:
 
     @property
     def deterministic_review(self) -> bool:
-        """No model is configured: the review is the deterministic one (said at the top of
-        the summary), and what only a model can do is not collected."""
+        """No model is configured: what only a model can do is not collected."""
         return not self.settings.model
-
-    def model_only_rules(self) -> list[Rule]:
-        """The rules that make no item because they need a model and none is configured."""
-        from .triage.plan import runs_without_model
-
-        if not self.deterministic_review:
-            return []
-        return [r for r in self.rules if not runs_without_model(r)]
 
     def targets(self, rule: Rule) -> list[Target]:
         """The items of ``rule``: the triage plan's targets, plus one item for the files where

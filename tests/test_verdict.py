@@ -122,7 +122,7 @@ def _refusing(server: FakeServer) -> FakeServer:
     return server.queue(*[refusal] * 16)
 
 
-SKIPPED_BY_ON_ERROR = "not reviewed (--secreview-on-error=skip)"
+SKIPPED_BY_ON_ERROR = "model review failed"
 
 
 def test_unreviewed_default_warns_and_lists_findings_of_skipped_items_once_per_reason(

@@ -10,7 +10,9 @@ def review_kind(review: ReviewState) -> str | None:
     deterministic one, and what needs a model was not collected (not skipped, not failed)."""
     if not review.deterministic_review:
         return None
-    waiting = review.model_only_rules()
+    from ..triage.plan import runs_without_model
+
+    waiting = [r for r in review.rules if not runs_without_model(r)]
     names = ", ".join(r.id for r in waiting[:8]) + (", ..." if len(waiting) > 8 else "")
     left = (f"; {len(waiting)} rule(s) that need a model made no item ({names})"
             if waiting else "")

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from ..diff.model import ChangeKind, FileDiff
+from ..diff.model import ChangeKind, Diff, FileDiff
 from ..diff.submodules import submodule_commit
 from .coverage import LeftOut
+from .links import Links
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,20 @@ def _pure_move(file: FileDiff) -> bool:
             and not file.binary)
 
 
-def review_gaps(files: Iterable[FileDiff], left_out: Iterable[LeftOut],
+def review_gaps(repo: Path, diff: Diff, left_out: Iterable[LeftOut],
+                links: Links | None) -> list[Gap]:
+    """Every gap of ``diff``, read from the head revision of ``repo``; ``links``: the changed
+    symlinks that leave the repository or point at a secret file (:mod:`.links`)."""
+    from ..diff.submodules import gitlinks, submodule_urls
+
+    head = diff.head_sha
+    return find_gaps(diff.files, left_out, HeadTree(
+        urls=lambda: submodule_urls(repo, head),
+        gitlinks=lambda paths: gitlinks(repo, head, paths)),
+        links.refused if links is not None else {})
+
+
+def find_gaps(files: Iterable[FileDiff], left_out: Iterable[LeftOut],
                 head: HeadTree, refused_links: Mapping[str, str]) -> list[Gap]:
     """Every gap of a diff, sorted by path, at most one per path. ``refused_links``: changed
     symlinks that leave the repository or point at a secret file, with why (:mod:`.links`)."""
