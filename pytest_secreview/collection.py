@@ -330,16 +330,20 @@ def task_hunks(target: Target, findings: tuple[Finding, ...]) -> str:
 
 
 class UnreviewedItem(pytest.Item):
-    """A changed file the review cannot read whole: too large, or binary to git. The
+    """A changed file (or part of one) no item reviews (:mod:`.triage.gaps`): too large,
+    binary to git, a submodule, a refused symlink, hunks over the general review's budget.
+    With ``scan``, the
     deterministic rules still scan it, line by line from git in bounded memory: a finding at
     the threshold fails the item; otherwise the ``--secreview-unreviewed`` policy decides
     (fail, or skip with the reason), never a pass."""
 
-    def __init__(self, *, file: FileDiff, reason: str, **kwargs: Any) -> None:
+    def __init__(self, *, file: FileDiff, reason: str, scan: bool = True,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.file = file
         self.reviewed_path = file.path
         self.reason = reason
+        self.scan = scan
         self.add_marker(_MARK)
         self.user_properties.append(("secreview_path", file.path))
 
@@ -349,20 +353,28 @@ class UnreviewedItem(pytest.Item):
 
         review = self.config.stash[REVIEW_KEY]
         note = f"{self.reason}; the deterministic rules scanned it line by line"
+        found: list[Finding] = []
+        cut = False
         # An ignored file (.secreviewignore) is scanned by the rules it is not excluded from
-        # (credential rules) and, when they find nothing, is not counted as unreviewed.
+        # (credential rules) and, when they find nothing, is not counted as unreviewed; the
+        # default exclusions hold here too (a minified bundle over 8 MiB is read by the
+        # credential rules only).
         self.ignored = review.ignore.pattern_of(self.file.path)
-        rules = [r for r in review.rules if not review.ignore.excludes(r, self.file.path)]
-        if self.ignored is not None:
-            note = (f"{self.reason}; ignored ({IGNORE_FILE}: {self.ignored}): the credential "
-                    "rules scanned it line by line")
-        try:
-            found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
-                                         review.diff.head_sha, self.file, rules)
-        except GitError as exc:
-            found, cut = [], False
-            note = f"{self.reason}; the deterministic scan failed: {exc}"
-            self.ignored = None  # nothing was checked: it counts as not reviewed
+        rules = [r for r in review.rules if not review.ignore.excludes(r, self.file.path)
+                 and not review.prepared.excludes(r, self.file.path)]
+        if not self.scan:
+            note = self.reason
+            self.ignored = None  # nothing to scan: a submodule, hunks over the budget
+        else:
+            if self.ignored is not None:
+                note = (f"{self.reason}; ignored ({IGNORE_FILE}: {self.ignored}): the "
+                        "credential rules scanned it line by line")
+            try:
+                found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
+                                             review.diff.head_sha, self.file, rules)
+            except GitError as exc:
+                note = f"{self.reason}; the deterministic scan failed: {exc}"
+                self.ignored = None  # nothing was checked: it counts as not reviewed
         if cut:
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
         hook = self.config.hook.pytest_secreview_filter_finding

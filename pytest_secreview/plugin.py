@@ -220,14 +220,14 @@ def pytest_collection_modifyitems(
         review.prepared.index(review.rules)
         for source, parsed in review.parsed_rules:
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
-        items.extend(intent_items(session, review))  # the intent audit: one per change
-        for file in sorted(review.diff.files, key=lambda f: f.path):
-            reason = file.unreviewed_reason  # too large, or binary to git
-            if reason:
-                name = f"unreviewed[{one_line(file.path)}]"
-                items.append(UnreviewedItem.from_parent(
-                    session, name=name, nodeid=f"secreview::{name}", file=file, reason=reason,
-                ))
+        if not review.deterministic_review:  # the intent audit needs a model's verdict
+            items.extend(intent_items(session, review))  # one per change
+        for gap in review.gaps:  # too large, binary, submodules, over the budget
+            name = f"unreviewed[{one_line(gap.file.path)}]"
+            items.append(UnreviewedItem.from_parent(
+                session, name=name, nodeid=f"secreview::{name}", file=gap.file,
+                reason=gap.reason, scan=gap.scan,
+            ))
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:

@@ -38,7 +38,9 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .suppression.apply import Quiet
     from .suppression.authority import Authority
     from .suppression.baseline import Baseline
+    from .triage.gaps import Gap
     from .triage.ignore import IgnoreFile
+    from .triage.links import Links
     from .triage.plan import TriagePlan
 
 
@@ -63,6 +65,8 @@ class ReviewState:
     session_dir: Path | None = None  # shared by the xdist controller and its workers
     #: Inline suppressions and the baseline, applied to every item's findings.
     quiet: Quiet | None = None
+    #: The head revision's symlinks that matter to this diff (aliases, refused links).
+    links: Links | None = None
     #: Whether the suppressions the pull request adds are a maintainer's (asked once, on the
     #: controller; None when it adds none).
     authority: Authority | None = None
@@ -123,6 +127,14 @@ class ReviewState:
 
         return read_ignore_file(self.repo, self.diff.base_sha)
 
+    @cached_property
+    def gaps(self) -> list[Gap]:
+        """What no item reviews: each an unreviewed item, and a line of the report."""
+        from .triage.gaps import review_gaps
+        # Without a model the general review does not run: its budget leaves nothing out.
+        left_out = () if self.deterministic_review else self.triage.left_out()
+        return review_gaps(self.repo, self.diff, left_out, self.links)
+
     def run_model_triage(self) -> None:
         """``--secreview-triage=model``: ask the model which rules to add, once, on the
         controller, before collection; the result is shared through the session directory."""
@@ -148,14 +160,23 @@ class ReviewState:
 
         return taint_files(self.diff)
 
+    @property
+    def deterministic_review(self) -> bool:
+        """No model is configured: what only a model can do is not collected."""
+        return not self.settings.model
+
     def targets(self, rule: Rule) -> list[Target]:
         """The items of ``rule``: the triage plan's targets, plus one item for the files where
         the rule's dataflow may find a flow the pull request introduced (a removed guard
-        matches no grep)."""
-        from .triage.plan import with_dataflow_target
+        matches no grep). None for a rule that needs a model when none is configured: such
+        an item would have nothing to run (the summary says the review is deterministic)."""
+        from .triage.plan import runs_without_model, with_dataflow_target
 
+        if self.deterministic_review and not runs_without_model(rule):
+            return []
         return with_dataflow_target(rule, self.triage.targets(rule, self.prepared),
-                                    self.triage.dataflow_files(rule, self.taint_files))
+                                    self.triage.dataflow_files(rule, self.taint_files),
+                                    self.prepared)
 
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's
@@ -176,7 +197,8 @@ class ReviewState:
         try:
             evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
                                   taint=self.taint, verify=verify,
-                                  min_confidence=self.settings.min_confidence)
+                                  min_confidence=self.settings.min_confidence,
+                                  deterministic_review=self.deterministic_review)
         except EvaluationError as exc:
             if self.quiet is not None:  # what stands after a failure is suppressed the same way
                 exc.findings = self.quiet.apply(exc.findings, target.rule.id, files,
@@ -307,13 +329,19 @@ def start_review(
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
+    from .triage.kinds import default_exclusions
+    from .triage.links import read_links
+
+    links = read_links(repo, diff.head_sha, diff.files)
+    excluded = default_exclusions(diff.files)
     return ReviewState(
         config=config,
         settings=settings,
         repo=repo,
         base_ref=base_ref,
         diff=diff,
-        prepared=PreparedDiff(diff.files),
+        prepared=PreparedDiff(diff.files, links.aliases, excluded),
+        links=links,
         rule_files=rule_files,
         agent=agent,
         warnings=warnings,
@@ -348,9 +376,15 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
                                 notes) if settings.model else None)
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
+    from .triage.kinds import default_exclusions
+    from .triage.links import read_links
+
+    links = read_links(handoff.repo, handoff.diff.head_sha, handoff.diff.files)
+    excluded = default_exclusions(handoff.diff.files)
     return ReviewState(
         config=config, settings=settings, repo=handoff.repo, base_ref=handoff.base_ref,
-        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files),
+        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files, links.aliases, excluded),
+        links=links,
         rule_files=RuleFiles(list(handoff.rule_files.sources),
                              [*handoff.rule_files.notes, *notes]),
         agent=agent, warnings=list(handoff.warnings), selection=dict(handoff.selection),

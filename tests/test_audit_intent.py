@@ -109,23 +109,14 @@ NETWORK = ("network", "HTTP client call", "app/__init__.py", 6)
 ENV_READ = ("environment", "environment variable read", "app/__init__.py", 6)
 
 
-def test_without_a_model_the_evidence_is_reported_and_the_item_skipped(
+def test_without_a_model_the_intent_audit_makes_no_item_and_the_summary_says_so(
     pytester: pytest.Pytester, typo_pr: ReviewRepo
 ) -> None:
-    result = run(pytester, None)
-    result.assert_outcomes(skipped=1)
-    assert "intent audit needs a model" in result.stdout.str()
-    assert "network (" in result.stdout.str() and "environment (" in result.stdout.str()
-    meta = metadata(pytester)
-    assert meta["assessments"] == [] and meta["verdict"] is None
-    assert {NETWORK, ENV_READ} <= _evidence_keys(meta["risk_evidence"])
-    item = summary_item(pytester)
-    assert item["outcome"] == "skipped" and item["assessments"] == []
-    assert {NETWORK, ENV_READ} <= _evidence_keys(item["risk_evidence"])
-    markdown = summary_markdown(pytester)
-    assert "**Risk evidence** (deterministic, from the diff alone): " in markdown
-    assert "- `app/__init__.py:6` network · HTTP client call: `requests.post(" in markdown
-    assert "**Judgment:** none (intent audit needs a model" in markdown
+    # The verdict needs a model: with none configured the review is the deterministic one.
+    result = run(pytester, None, "--secreview-unreviewed=fail")
+    result.assert_outcomes()
+    assert result.ret == pytest.ExitCode.OK
+    assert "1 rule(s) that need a model made no item (intent)" in result.stdout.str()
 
 
 @pytest.mark.parametrize("name", ["LIE", "SUSPICIOUS"])

@@ -156,35 +156,32 @@ def test_a_removed_path_check_reaches_the_model_with_only_the_general_rule(
     assert "General security review" in request["messages"][0]["content"]
 
 
-def test_without_a_model_the_general_items_are_skipped_with_the_reason(
+def test_without_a_model_the_general_review_makes_no_item_and_the_summary_says_so(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:
     review_repo(base={"a.py": "x = 1\n", "b.go": "package b\n"},
                 pr={"a.py": "x = 2\n", "b.go": "package b\n\nvar y = 3\n"},
                 rules={"security-review": GENERAL})
-    report = pytester.path / "r.json"
-    result = _review(pytester, "--secreview-rules", "secreview/rules", "-rs",
-                     "--json-report", f"--json-report-file={report}")
-    result.assert_outcomes(skipped=1)
-    assert "rule needs a model and none is configured" in result.stdout.str()
-    summary = json.loads((pytester.path / "secreview-artifacts/report/summary.json").read_text())
-    skipped = {n["path"] for n in summary["not_reviewed"] if n["rule"] == "security-review"}
-    assert skipped == {"a.py", "b.go"}
-    assert summary["outcomes"]["passed"] == 0
+    result = _review(pytester, "--secreview-rules", "secreview/rules",
+                     "--secreview-unreviewed=fail")
+    result.assert_outcomes()
+    assert "1 rule(s) that need a model made no item (security-review)" in result.stdout.str()
     assert result.ret == pytest.ExitCode.OK
 
 
 def test_batches_follow_the_budget_and_node_ids_are_stable(
-    pytester: pytest.Pytester, review_repo: Build
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
 ) -> None:
     small = GENERAL.replace("lines_per_item: 400", "lines_per_item: 4").replace(
         "max_items: 40", "max_items: 3")
     files = {f"src/m{i:02d}.py": f"v{i} = 0\n" for i in range(8)}
     review_repo(base=files, pr={p: t + "w = 1\n" for p, t in files.items()},
                 rules={"security-review": small})
-    first = _review(pytester, "--secreview-rules", "secreview/rules", "--collect-only", "-q")
+    first = _review(pytester, "--secreview-rules", "secreview/rules", *_model(server),
+                    "--collect-only", "-q")
     ids = [line for line in first.stdout.lines if "::" in line]
-    again = _review(pytester, "--secreview-rules", "secreview/rules", "--collect-only", "-q")
+    again = _review(pytester, "--secreview-rules", "secreview/rules", *_model(server),
+                    "--collect-only", "-q")
     assert ids == [line for line in again.stdout.lines if "::" in line]
     # One added line per file: 4 changed lines per item -> 4 files per item, at most 3 items.
     assert ids == ["secreview/rules/security-review.md::security-review[b1:src/m00.py+3]",
@@ -192,7 +189,7 @@ def test_batches_follow_the_budget_and_node_ids_are_stable(
     capped = small.replace("max_items: 3", "max_items: 1")
     (pytester.path / "secreview/rules/security-review.md").write_text(capped)
     result = _review(pytester, "--secreview-rules", "secreview/rules",
-                     "--secreview-rules-from=head")
+                     "--secreview-rules-from=head", *_model(server))
     out = result.stdout.str()
     assert "over the coverage budget" in out and "src/m04.py" in out
     summary = json.loads((pytester.path / "secreview-artifacts/report/summary.json").read_text())
@@ -202,7 +199,7 @@ def test_batches_follow_the_budget_and_node_ids_are_stable(
 
 
 def test_specific_matches_are_not_sent_twice_and_leftovers_are_listed(
-    pytester: pytest.Pytester, review_repo: Build
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
 ) -> None:
     specific = textwrap.dedent("""\
         ---
@@ -219,11 +216,13 @@ def test_specific_matches_are_not_sent_twice_and_leftovers_are_listed(
             "ui/app.min.js": "var a=1\n", "tool.py": "y = 1\n"},
         rules={"sqli": specific, "security-review": GENERAL},
     )
-    result = _review(pytester, "--secreview-rules", "secreview/rules", "--collect-only", "-q")
+    result = _review(pytester, "--secreview-rules", "secreview/rules", *_model(server),
+                     "--collect-only", "-q")
     ids = [line for line in result.stdout.lines if "::" in line]
     assert ids == ["secreview/rules/security-review.md::security-review[b1:tool.py]",
                    "secreview/rules/sqli.md::sqli[db.py]"]
-    listed = _review(pytester, "--secreview-rules", "secreview/rules").stdout.str()
+    listed = _review(pytester, "--secreview-rules", "secreview/rules",
+                     *_model(server)).stdout.str()
     for expected in ("documentation: docs/guide.md", "lock file (its manifest is reviewed): "
                      "package-lock.json", "vendored third-party code: vendor/lib/x.go",
                      "generated file (by its path): ui/app.min.js"):
@@ -259,17 +258,18 @@ def test_without_a_general_rule_the_gap_is_said(pytester: pytest.Pytester,
 
 
 def test_batches_are_the_same_on_every_xdist_worker(pytester: pytest.Pytester,
-                                                    review_repo: Build) -> None:
+                                                    review_repo: Build,
+                                                    server: FakeServer) -> None:
     small = GENERAL.replace("lines_per_item: 400", "lines_per_item: 2")
     files = {f"pkg/m{i}.py": f"v{i} = 0\n" for i in range(6)}
     review_repo(base=files, pr={p: t + "w = 1\n" for p, t in files.items()},
                 rules={"security-review": small})
     args = ("--secreview", "--base", "main", "-p", "no:cacheprovider", "--secreview-rules",
-            "secreview/rules", "-rs")
+            "secreview/rules", "-rs", *_model(server))
     serial = pytester.runpytest_subprocess(*args)
     parallel = pytester.runpytest_subprocess(*args, "-n", "2")
     for result in (serial, parallel):
-        result.assert_outcomes(skipped=3)  # two files per item, no model: skipped, not passed
+        result.assert_outcomes(passed=3)  # two files per item: the same three items
         assert result.ret == pytest.ExitCode.OK
 
 

@@ -188,16 +188,18 @@ def test_broken_rule_is_an_error_item_naming_file_and_key(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
-def test_rule_needing_a_model_is_skipped_with_how_to_configure(
+def test_rule_needing_a_model_makes_no_item_without_one_and_says_how_to_configure(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:
     review_repo(rules={"sqli": MODEL_RULE},
                 pr={"db.py": "cur.execute('select 1')\n"})
-    result = run(pytester, "-rs")
-    result.assert_outcomes(skipped=1)
+    result = run(pytester, "-rs", "--secreview-unreviewed=fail")
+    result.assert_outcomes()
+    assert result.ret == pytest.ExitCode.OK
     out = result.stdout.str()
+    assert ("deterministic review: no model is configured, so patterns, dataflow and scanners "
+            "ran; 1 rule(s) that need a model made no item (sqli)") in out
     assert "--secreview-model" in out
-    assert "1 x rule needs a model and none is configured" in out
 
 
 def test_deterministic_failure_is_not_hidden_by_a_missing_model(
@@ -207,7 +209,7 @@ def test_deterministic_failure_is_not_hidden_by_a_missing_model(
     review_repo(rules={"aws-key": rule}, pr={"conf.py": f"K = '{aws_key_id()}'\n"})
     result = run(pytester)
     result.assert_outcomes(failed=1)
-    assert "note: rule needs a model" in result.stdout.str()
+    assert "deterministic review: no model is configured" in result.stdout.str()
 
 
 def test_empty_diff_is_nothing_to_review_and_exit_zero(
@@ -341,8 +343,9 @@ def test_pr_test_files_are_not_collected_without_explicit_paths(
     review_repo(rules={"debug": DEBUG_RULE},
                 pr={"test_evil.py": "import os\ndebug = True\ndef test_x():\n    pass\n"})
     result = run(pytester)
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes()  # test code is out of the non-credential rules by default
     assert "test_x" not in result.stdout.str()
+    assert "1 test code" in result.stdout.str()
 
 
 def test_junit_and_json_report_carry_findings(

@@ -339,16 +339,17 @@ def test_a_semgrep_config_the_pull_request_adds_is_not_used(pytester: pytest.Pyt
     assert "rule files this pull request adds are used once it is merged" in result.stdout.str()
 
 
-def test_semgrep_without_a_config_is_one_skipped_item_with_the_reason(
+def test_semgrep_without_a_config_makes_no_item_and_the_summary_says_how_to_configure_it(
         pytester: pytest.Pytester, review_repo: Build) -> None:
-    # More files than one item holds: without a config there is still a single item.
+    # Nothing would run: no item (so --secreview-unreviewed=fail does not fail on it).
     files = {f"pkg/m{i:03}.py": SEMGREP_PR for i in range(150)}
     review_repo(base={"app.py": "x = 1\n"}, pr={"app.py": SEMGREP_PR, **files})
-    result, items = review(pytester, "--secreview-rules", SEMGREP_RULE, "-rs")
-    result.assert_outcomes(skipped=1)
-    (nodeid,) = items
-    assert nodeid.endswith("rules/scanner-semgrep.md::scanner-semgrep[semgrep:app.py+150]")
-    assert "pass --secreview-semgrep-config PATH" in result.stdout.str()
+    result, items = review(pytester, "--secreview-rules", SEMGREP_RULE,
+                           "--secreview-unreviewed=fail")
+    assert items == {}
+    assert result.ret == pytest.ExitCode.OK
+    assert ("scanner-semgrep made no item: semgrep runs only with rule files your team names: "
+            "pass --secreview-semgrep-config PATH") in result.stdout.str()
 
 
 @pytest.mark.parametrize("config", ["auto", "p/python", "r/python.lang.security",
@@ -389,3 +390,40 @@ def test_bundled_scanner_rules_parse_as_deterministic_rules() -> None:
     for name in ("scanner-bandit", "scanner-semgrep"):
         rule = parse_rule((bundled_rules_dir() / f"{name}.md").read_bytes(), f"rules/{name}.md")
         assert rule.scanner is not None and not rule.needs_model
+
+
+# -- the scanners see exactly the files the review chose --------------------------------------
+
+#: Directories scanners leave out by default (bandit: CVS, .tox, .eggs, *.egg...; semgrep's
+#: default ignore list: build, dist, .venv...) that the review chooses: a pull request can put
+#: its code there. (Test and vendored code is out of the scanner rules by the review's own
+#: default exclusions, tests/test_default_exclusions.py.)
+HIDING_PLACES = ["CVS/app.py", ".tox/lib/app.py", "pkg.eggs/app.py", "dist/x.egg/app.py",
+                 "src/.hg/app.py", "build/lib/app.py", ".venv/app.py"]
+
+
+@needs_bandit
+@pytest.mark.parametrize("path", HIDING_PLACES)
+def test_bandit_scans_a_changed_file_wherever_it_lies(pytester: pytest.Pytester,
+                                                       review_repo: Build, path: str) -> None:
+    review_repo(pr={path: PR_APP})
+    result, items = review(pytester, "--secreview-rules", BANDIT_RULE,
+                           "--secreview-fail-on=high")
+    result.assert_outcomes(failed=1)
+    assert [f["line"] for f in findings_of(items) if f["title"].startswith("B602")] == [5, 10]
+
+
+@needs_semgrep
+@pytest.mark.parametrize("path", ["build/lib/app.py", ".tox/lib/app.py", ".venv/app.py",
+                                  "dist/x.egg/app.py"])
+def test_semgrep_scans_a_changed_file_wherever_it_lies(pytester: pytest.Pytester,
+                                                        review_repo: Build, tmp_path: Path,
+                                                        path: str) -> None:
+    config = tmp_path / "team-rules.yml"
+    config.write_text(EVAL_RULE)
+    review_repo(pr={path: SEMGREP_PR})
+    result, items = review(pytester, "--secreview-rules", SEMGREP_RULE,
+                           f"--secreview-semgrep-config={config}", "--secreview-fail-on=high")
+    result.assert_outcomes(failed=1)
+    assert sorted(f["line"] for f in findings_of(items)) == [2, 6]
+

@@ -115,41 +115,53 @@ def test_merge_keeps_the_more_severe_report_and_never_lowers_a_pattern() -> None
 # item 2: no model, no false comfort (--secreview-unreviewed)
 
 
+def _refusing(server: FakeServer) -> FakeServer:
+    """A provider that refuses every call: with --secreview-on-error=skip the items it was
+    to review are unreviewed (without a model, the review is the deterministic one)."""
+    refusal = Reply(400, {"error": {"message": "model gpt-4.1 does not exist"}})
+    return server.queue(*[refusal] * 16)
+
+
+SKIPPED_BY_ON_ERROR = "model review failed"
+
+
 def test_unreviewed_default_warns_and_lists_findings_of_skipped_items_once_per_reason(
-    pytester: pytest.Pytester, review_repo: Build
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
 ) -> None:
     review_repo(rules={"sqli": SQL_RULE},
                 pr={"db.py": "cur.execute(f'select {q}')\n", "jobs.py": "cur.execute(sql)\n"})
-    result = run(pytester)
+    result = run(pytester, "--secreview-on-error=skip", server=_refusing(server))
     result.assert_outcomes(skipped=2)
     assert result.ret == pytest.ExitCode.OK
     out = result.stdout.str()
-    assert out.count("rule needs a model and none is configured") == 1
-    assert "2 x rule needs a model and none is configured" in out
+    assert f"2 x {SKIPPED_BY_ON_ERROR}" in out
     assert "sqli[db.py]  (1 deterministic finding(s), worst HIGH)" in out
     assert "      sqli[jobs.py]\n" in out + "\n"
     assert "warning: 2 item(s) could not be fully reviewed and were skipped" in out
     assert "--secreview-unreviewed=fail (recommended for CI)" in out
 
 
-def test_unreviewed_skip_is_quiet(pytester: pytest.Pytester, review_repo: Build) -> None:
+def test_unreviewed_skip_is_quiet(pytester: pytest.Pytester, review_repo: Build,
+                                  server: FakeServer) -> None:
     review_repo(rules={"sqli": SQL_RULE}, pr={"db.py": "cur.execute(sql)\n"})
-    result = run(pytester, "--secreview-unreviewed=skip")
+    result = run(pytester, "--secreview-unreviewed=skip", "--secreview-on-error=skip",
+                 server=_refusing(server))
     result.assert_outcomes(skipped=1)
     assert "warning:" not in result.stdout.str()
 
 
-def test_unreviewed_fail_fails_an_item_without_a_model_and_says_why(
-    pytester: pytest.Pytester, review_repo: Build, monkeypatch: pytest.MonkeyPatch
+def test_unreviewed_fail_fails_an_unreviewed_item_and_says_why(
+    pytester: pytest.Pytester, review_repo: Build, monkeypatch: pytest.MonkeyPatch,
+    server: FakeServer
 ) -> None:
     review_repo(rules={"sqli": SQL_RULE}, pr={"db.py": "cur.execute(sql)\n"})
     monkeypatch.setenv("SECREVIEW_UNREVIEWED", "fail")
-    result = run(pytester)
+    result = run(pytester, "--secreview-on-error=skip", server=_refusing(server))
     result.assert_outcomes(failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = result.stdout.str()
     assert "not reviewed: rule sqli on db.py" in out
-    assert "why: rule needs a model and none is configured" in out
+    assert f"why: {SKIPPED_BY_ON_ERROR}" in out
     assert "--secreview-unreviewed=fail made this item fail" in out
     assert "failed, and not fully reviewed:" in out
     assert "Traceback" not in out
@@ -320,15 +332,12 @@ def test_without_a_model_request_data_reaching_eval_fails_the_run(
         result.stdout.str())
 
 
-def test_unreviewed_fail_also_fails_the_intent_audit_without_a_model(
+def test_without_a_model_the_intent_audit_makes_no_item_so_unreviewed_fail_stays_green(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:
     review_repo(pr={"app.py": "import requests\nrequests.post('https://x.example', data=1)\n"})
     argv = ("--secreview", "--base", "main", "-p", "no:cacheprovider", "-k", "intent",
-            "--secreview-rules", ":bundled")
-    pytester.runpytest(*argv).assert_outcomes(skipped=1, deselected=None)
-    result = pytester.runpytest(*argv, "--secreview-unreviewed=fail")
-    assert result.parseoutcomes()["failed"] == 1
-    out = result.stdout.str()
-    assert "not reviewed: the intent audit of the pull request" in out
-    assert "intent audit needs a model" in out
+            "--secreview-rules", ":bundled", "--secreview-unreviewed=fail")
+    result = pytester.runpytest(*argv)
+    assert "failed" not in result.parseoutcomes()
+    assert "made no item (" in result.stdout.str() and "intent" in result.stdout.str()

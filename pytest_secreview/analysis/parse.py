@@ -17,6 +17,7 @@ from typing import Any
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser
 
+from ..textnorm import nfkc_bytes
 from . import ir
 
 _STRING_PREFIX = frozenset("rRbBuUfFtT")
@@ -37,7 +38,9 @@ def parse_module(source: bytes) -> ir.Module:
     after it. So when a top-level statement is broken, parsing starts again at the next line
     that begins a top-level ``def``, ``class`` or decorator (padded with newlines so line
     numbers stay those of the file): one broken function does not lose the functions after it.
+    The source is read NFKC-normalised, as Python reads identifiers.
     """
+    source = nfkc_bytes(source)  # identifiers as Python reads them; lines unchanged
     body: list[ir.Stmt] = []
     errors = 0
     offset = 0

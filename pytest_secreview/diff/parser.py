@@ -53,7 +53,8 @@ _OVERLONG_PREFIX = 16 * 1024
 _BATCH_BYTES = 64 * 1024
 
 _HUNK_RE = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_SUBPROJECT = "Subproject commit "
+#: How ``--submodule=short`` shows the commit a submodule points at.
+SUBPROJECT = "Subproject commit "
 _SUBMODULE_MODE = "160000"
 # Extended header lines that carry one value: (prefix, _FileState attribute, decoder).
 _VALUE_HEADERS: tuple[tuple[bytes, str, Callable[[bytes], str]], ...] = (
@@ -430,7 +431,7 @@ def _is_submodule(f: _FileState, hunks: tuple[Hunk, ...]) -> bool:
     if len(hunks) != 1 or hunks[0].old_count + hunks[0].new_count > 2:
         return False  # cheap test first: this runs for every file of the diff
     texts = hunks[0].added_texts() + hunks[0].removed_texts()
-    return 0 < len(texts) <= 2 and all(text.startswith(_SUBPROJECT) for text in texts)
+    return 0 < len(texts) <= 2 and all(text.startswith(SUBPROJECT) for text in texts)
 
 
 def iter_file_diffs(

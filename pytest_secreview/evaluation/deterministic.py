@@ -22,6 +22,7 @@ from ..diff.stream import ChangedLine, stream_changed_lines
 from ..errors import GitError
 from ..rules.matcher import PathFilter
 from ..rules.model import Detect, Rule
+from ..textnorm import nfkc, variants
 
 #: Findings kept per file by the streamed scan: a padded file cannot grow memory or reports
 #: without bound (the item fails on the first one at the threshold anyway).
@@ -89,15 +90,24 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
         if index not in (hit_added if detect.on == "added" else hit_removed):
             continue
         if detect.on == "removed" and index in hit_added and any(
-                detect.pattern.search(a.text) for a in added):
+                detect.pattern.search(nfkc(a.text)) for a in added):
             continue
         for line in lines:
-            if not detect.pattern.search(line.text):
-                continue
-            if detect.unless is not None and detect.unless.search(line.text):
-                continue
-            findings.append(_finding(rule, detect, file.path, line.anchor, line.text))
+            if _detected(detect, line.text):
+                findings.append(_finding(rule, detect, file.path, line.anchor, line.text))
     return findings
+
+
+def _detected(detect: Detect, text: str) -> bool:
+    """True when ``detect`` reports ``text``, read raw or NFKC-normalised (as Python reads
+    identifiers): either form matching the pattern and not its ``unless``."""
+    for form in (text, nfkc(text)):
+        if detect.pattern.search(form) and not (
+                detect.unless is not None and detect.unless.search(form)):
+            return True
+        if form is text and text.isascii():
+            break
+    return False
 
 
 #: Anchors that mean the ends of the whole text: a pattern using one may match a line alone
@@ -123,10 +133,11 @@ class _DetectSet:
         return found
 
     def hits(self, lines: Sequence[Line]) -> frozenset[int]:
-        """Indices of the patterns that may match one of ``lines``."""
+        """Indices of the patterns that may match one of ``lines`` (raw or NFKC)."""
         if self._set is None or not lines:
             return frozenset()
-        return frozenset(self._set.hits([line.text for line in lines])) | self._always
+        texts = variants([line.text for line in lines])
+        return frozenset(self._set.hits(texts)) | self._always
 
 
 #: One compiled set per distinct tuple of detect patterns (a rule pack holds a few dozen).
@@ -200,8 +211,8 @@ def scan_changed_lines(
         added = [line for _, line in batch if line.added]
         removed = [line for _, line in batch if not line.added]
         seqs = {id(line): seq for seq, line in batch}
-        hit_plus = plus.hits([line.text for line in added])
-        hit_minus = minus.hits([line.text for line in removed])
+        hit_plus = plus.hits(variants([line.text for line in added]))
+        hit_minus = minus.hits(variants([line.text for line in removed]))
         for scan in scans:
             scan.has_added |= bool(added)
             scan.has_removed |= bool(removed)
@@ -214,7 +225,7 @@ def scan_changed_lines(
             scan = scans[i]
             source = detect.pattern.source
             if (detect.on == "removed" and plus.index[source] in hit_plus
-                    and any(detect.pattern.search(line.text) for line in added)):
+                    and any(detect.pattern.search(nfkc(line.text)) for line in added)):
                 scan.moved.add(j)  # the safeguard reappears on an added line
             side, hits, index = ((added, hit_plus, plus.index) if detect.on == "added"
                                  else (removed, hit_minus, minus.index))
@@ -226,9 +237,7 @@ def scan_changed_lines(
                     return
                 # One finding per pattern and line, also when pieces of a long line overlap.
                 key = (j, seqs[id(line)])
-                if key in scan.findings or not detect.pattern.search(line.text):
-                    continue
-                if detect.unless is not None and detect.unless.search(line.text):
+                if key in scan.findings or not _detected(detect, line.text):
                     continue
                 scan.findings[key] = _finding(scan.rule, detect, path, line.number, line.text)
                 state["kept"] += 1

@@ -79,12 +79,15 @@ def evaluate(
     taint: TaintSession | None = None,
     verify: Verifier | None = None,
     min_confidence: float | None = None,
+    deterministic_review: bool = False,
 ) -> Evaluation:
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
     ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
     dataflow session) runs the rule's ``taint:`` section; ``verify`` is the model's second
     look (None: no model); findings whose stated confidence is below ``min_confidence``
-    are marked (:func:`below_confidence`)."""
+    are marked (:func:`below_confidence`). ``deterministic_review``: no model is configured
+    and the review says so once (the item ran the rule's deterministic checks, which is all
+    it was collected for), so the missing model is not an unreviewed part of each item."""
     if isinstance(target, DataflowTarget):
         found = _dataflow_only(target, taint, keep)
         return replace(found, findings=below_confidence(found.findings, min_confidence))
@@ -113,7 +116,8 @@ def evaluate(
     not_reviewed = taint_not_reviewed
     if target.rule.needs_model:
         if agent is None:
-            not_reviewed = "; ".join(r for r in (taint_not_reviewed, NO_MODEL_REASON) if r)
+            missing = None if deterministic_review else NO_MODEL_REASON
+            not_reviewed = "; ".join(r for r in (taint_not_reviewed, missing) if r) or None
         else:
             try:
                 output = agent(target, tuple(deterministic))

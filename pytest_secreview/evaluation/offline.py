@@ -27,6 +27,8 @@ from ..rules.parse import parse_rules
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
 from ..triage.ignore import read_ignore_file
+from ..triage.kinds import default_exclusions
+from ..triage.links import read_links
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
@@ -90,7 +92,8 @@ def review_range(
         parsed, errors = list(parsed_rules), []
     if not use_scanners:
         parsed = [rule for rule in parsed if rule.scanner is None]
-    prepared = PreparedDiff(diff.files)
+    prepared = PreparedDiff(diff.files, read_links(repo, diff.head_sha, diff.files).aliases,
+                            default_exclusions(diff.files))
     prepared.index(parsed)
     scanners = ScannerSession(
         repo=repo, head_sha=diff.head_sha, base_sha=diff.base_sha,
@@ -110,7 +113,7 @@ def review_range(
     dataflow = taint_files(diff) if taint is not None else None
     for rule in parsed:
         for target in with_dataflow_target(rule, plan.targets(rule, prepared),
-                                           plan.dataflow_files(rule, dataflow)):
+                                           plan.dataflow_files(rule, dataflow), prepared):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             quieted = quiet.apply(evaluation.findings, rule.id,
                                   [part.file for part in target.parts], category=rule.category)
@@ -128,7 +131,8 @@ def review_range(
     for file in diff.files:
         if file.unreviewed_reason:
             # Too large or binary to git: the plugin's UnreviewedItem scan, the same findings.
-            scanning = [r for r in parsed if not ignore.excludes(r, file.path)]
+            scanning = [r for r in parsed if not ignore.excludes(r, file.path)
+                        and not prepared.excludes(r, file.path)]
             streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file,
                                              scanning)
             findings.extend(streamed)

@@ -5,8 +5,11 @@ from __future__ import annotations
 from .. import __version__
 from ..core.findings import Finding
 from ..github.context import PullRequest
+from ..scanners.spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
 from ..state import ReviewState
+from ..triage.kinds import exclusion_note
+from .kind import review_kind
 from .model import ChangeReport, FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import ItemResult, Summary
 
@@ -61,14 +64,16 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
     # What the general review left out (documentation, lock files, over budget...).
     not_reviewed.extend(NotReviewed(path=x.path, reason=x.reason)
                         for x in review.triage.left_out())
+    listed = {x.path for x in review.triage.left_out()}  # over the budget: listed above
+    gaps = {gap.file.path: gap.reason for gap in review.gaps if gap.file.path not in listed}
     for file in review.diff.files:
-        reason = file.unreviewed_reason
+        reason = gaps.get(file.path) or file.unreviewed_reason
         if reason:
             not_reviewed.append(NotReviewed(path=file.path, reason=reason))
         elif file.binary:
             not_reviewed.append(NotReviewed(path=file.path, reason="binary file"))
         elif file.submodule:
-            not_reviewed.append(NotReviewed(path=file.path, reason="submodule update"))
+            not_reviewed.append(NotReviewed(path=file.path, reason="submodule deleted"))
         elif file.kind.value == "deleted":
             not_reviewed.append(NotReviewed(path=file.path, reason="deleted file"))
     counts = summary.outcomes()
@@ -87,6 +92,7 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
         not_reviewed=sorted(not_reviewed, key=lambda n: (n.path, n.rule or "", n.reason)),
         usage=Usage(**summary.usage_totals()),
         notes=[*review.rule_files.notes, *coverage_notes(review)],
+        review_kind=review_kind(review),
     )
 
 
@@ -104,6 +110,14 @@ def coverage_notes(review: ReviewState) -> list[str]:
     why nothing guarantees that every hunk is in front of a model."""
     plan = review.triage
     cov = plan.coverage
+    notes = [f"{rule.id} made no item: {NO_SEMGREP_CONFIG}" for rule in review.rules
+            if rule.scanner is not None and rule.scanner.name in plan.idle_scanners
+            and review.prepared.targets(rule)]
+    excluded = exclusion_note(review.prepared.excluded)
+    if excluded:
+        notes.append(excluded)
+    if review.deterministic_review:
+        return notes  # the review-kind line says the general review did not run
     if cov.rule is None:
         if not plan.reviewable:
             return []
@@ -111,7 +125,7 @@ def coverage_notes(review: ReviewState) -> list[str]:
                 "security-review) is loaded: changed code that no rule matched is not in front "
                 "of a model; add --secreview-rules :bundled or copy rules/security-review.md"]
     if not cov.batches:
-        return []
+        return notes
     files = len({p.file.path for b in cov.batches for p in b.parts})
-    return [f"coverage: {cov.hunks_batched} hunk(s) of {files} file(s) that no specific rule "
-            f"matched are reviewed by {cov.rule.id} in {len(cov.batches)} item(s)"]
+    return [*notes, f"coverage: {cov.hunks_batched} hunk(s) of {files} file(s) that no specific "
+            f"rule matched are reviewed by {cov.rule.id} in {len(cov.batches)} item(s)"]

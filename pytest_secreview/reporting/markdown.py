@@ -258,6 +258,8 @@ def to_markdown(
 
     def assemble(note: str | None, dropped: Sequence[str]) -> str:
         blocks = [_header(report)]
+        if report.review_kind:  # trusted text of ours: what kind of review this was
+            blocks.append(f"> {report.review_kind}")
         if note:
             blocks.append(note)
         blocks += _findings_section(entries, threshold)

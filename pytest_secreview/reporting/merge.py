@@ -209,6 +209,7 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
         not_reviewed=_merged_not_reviewed(reports, ordered),
         usage=_usage(ordered),
         notes=list(dict.fromkeys(n for r in reports for n in r.notes)),
+        review_kind=first.review_kind,  # every shard ran with the same settings
     )
 
 

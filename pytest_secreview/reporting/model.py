@@ -181,6 +181,9 @@ class Report(_Model):
     not_reviewed: list[NotReviewed]
     usage: Usage
     notes: list[str] = Field(default_factory=list)
+    #: Set when no model was configured: what the review was (the deterministic checks) and
+    #: what it did not collect; shown first by every summary.
+    review_kind: str | None = None
 
     @property
     def failing(self) -> list[FindingReport]:

@@ -12,6 +12,7 @@ from ..rules.loader import BUNDLED
 from ..severity import one_line
 from ..state import ReviewState
 from .disagreement import disagreements
+from .kind import review_kind
 from .summary import ItemResult, Summary
 
 #: Terminal markup of each severity in the findings list (a muted finding is not coloured).
@@ -46,6 +47,9 @@ def write_summary(
     origin = "base revision" if review.settings.rules_from == "base" else "head revision"
     tr.line(f"rules: {len(review.rule_files.sources)} rule file(s) (repository rules read "
             f"from the {origin}); fail on {review.settings.fail_on.value} and above")
+    kind = review_kind(review)
+    if kind:
+        tr.line(kind, yellow=True)
     requested = review.settings.rules
     if requested and BUNDLED not in requested:
         tr.line(f"rules: the bundled rules are not used (--secreview-rules names only "

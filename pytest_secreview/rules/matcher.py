@@ -12,14 +12,17 @@ verdict on a hunk is then set arithmetic over the pattern indices that hit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pathspec
 import re2
 
+from ..core.decide import judge_exclusion
+from ..core.record import Origin
 from ..diff.model import FileDiff, Hunk
+from ..textnorm import variants
 from .model import Rule
 from .regex import SafePattern
 
@@ -157,8 +160,9 @@ class _Hits:
 
 def _scan(hunk: Hunk, added: _PatternSet, removed: _PatternSet) -> _Hits:
     plus, minus = hunk.added_texts(), hunk.removed_texts()
-    return _Hits(added.hits(_joined(plus)), removed.hits(_joined(minus)), bool(plus),
-                 bool(minus))
+    # The NFKC form of a line too: Python runs 𝗽𝗶𝗰𝗸𝗹𝗲.𝗹𝗼𝗮𝗱𝘀 as pickle.loads.
+    return _Hits(added.hits(_joined(variants(plus))), removed.hits(_joined(variants(minus))),
+                 bool(plus), bool(minus))
 
 
 class _RuleCheck:
@@ -185,8 +189,15 @@ class _RuleCheck:
 class PreparedDiff:
     """The reviewable files of a diff, scanned once for every rule's patterns."""
 
-    def __init__(self, files: Iterable[FileDiff]) -> None:
+    def __init__(self, files: Iterable[FileDiff], aliases: Mapping[str, str] | None = None,
+                 excluded: Mapping[str, str] | None = None) -> None:
         self.files = sorted((f for f in files if f.reviewable), key=lambda f: f.path)
+        #: Changed path -> the symlink path it also runs under (see ``triage.links``): a
+        #: rule that selects either path applies.
+        self.aliases: Mapping[str, str] = aliases or {}
+        #: Changed path -> why the review's defaults leave it out (vendored, minified, test
+        #: code); each rule asks :func:`judge_exclusion` (credential rules still read it).
+        self.excluded: Mapping[str, str] = excluded or {}
         self._suffixes = [path_suffix(f.path) for f in self.files]
         self._checks: dict[int, _RuleCheck] = {}
         self._hits: list[list[_Hits]] = []
@@ -243,6 +254,20 @@ class PreparedDiff:
             found |= self._removed_files.get(pid, set())
         return sorted(found)
 
+    def excludes(self, rule: Rule, path: str) -> bool:
+        """True when the review's defaults leave ``path`` out of ``rule``."""
+        why = self.excluded.get(path)
+        return why is not None and judge_exclusion(rule.category, Origin.DEFAULTS,
+                                                   why).excluded
+
+    def _selects(self, rule: Rule, paths: PathFilter, path: str, suffix: str) -> bool:
+        if self.excludes(rule, path):
+            return False
+        if paths.selects(path, suffix):
+            return True
+        alias = self.aliases.get(path)
+        return alias is not None and paths.selects(alias)
+
     def _compute(self, rule: Rule) -> list[Target]:
         check = self._checks[id(rule)]
         targets = []
@@ -251,7 +276,7 @@ class PreparedDiff:
             # The set arithmetic is cheaper than the globs, and rules out most files first.
             hunks = tuple(h for h, hit in zip(file.hunks, hits, strict=True)
                           if check.hunk_matches(hit))
-            if hunks and check.paths.selects(file.path, self._suffixes[n]):
+            if hunks and self._selects(rule, check.paths, file.path, self._suffixes[n]):
                 targets.append(Target(rule, file, hunks))
         return targets
 

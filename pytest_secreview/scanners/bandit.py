@@ -25,6 +25,10 @@ SEVERITY = {"HIGH": Severity.HIGH, "MEDIUM": Severity.MEDIUM, "LOW": Severity.LO
             "UNDEFINED": Severity.INFO}
 
 
+#: An exclusion pattern that matches no repository path (see :meth:`Bandit.scan`).
+NO_PATH = "//"
+
+
 class Bandit:
     """The bandit adapter; runs ``python -m bandit`` of the plugin's own environment."""
 
@@ -39,8 +43,12 @@ class Bandit:
              configs: Sequence[Path], timeout: float) -> ScanOutput:
         # -P: the working directory (the pull request's files) is not on sys.path, so a
         # file named like a standard module (locale.py) is never imported in its place.
+        # --exclude: bandit drops by default any path that contains "CVS", ".tox", ".eggs",
+        # ".hg"... even when it is named on the command line, so a pull request could hide
+        # code there. The scanner sees exactly the files the review chose: the one exclusion
+        # is "//", which no repository path (never an empty component) contains.
         command = [sys.executable, "-P", "-m", "bandit", "--format", "json", "--quiet",
-                   "--ignore-nosec", *args]
+                   "--ignore-nosec", f"--exclude={NO_PATH}", *args]
         return scan_batches("bandit", command, paths, cwd=workdir, env=clean_env(home),
                             timeout=timeout, read=_read)
 

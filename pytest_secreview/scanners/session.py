@@ -36,7 +36,7 @@ from ..tools.gittree import GitTree
 from .bandit import Bandit
 from .base import Adapter, ScannerCrashed, ScannerUnavailable, ScanOutput
 from .semgrep import Semgrep
-from .spec import NEEDS_CONFIG
+from .spec import NEEDS_CONFIG, NO_SEMGREP_CONFIG
 from .workspace import materialise
 
 #: Every adapter, by the name a rule's ``scanner.name`` uses.
@@ -44,11 +44,6 @@ ADAPTERS: dict[str, Adapter] = {"bandit": Bandit(), "semgrep": Semgrep()}
 
 #: Time allowed for one scanner run over the changed files, in seconds.
 SCAN_TIMEOUT = 900.0
-
-NO_SEMGREP_CONFIG = (
-    "semgrep runs only with rule files your team names: pass --secreview-semgrep-config PATH "
-    "(a local rule file or directory; repeatable). The registry is never used"
-)
 
 #: Config file names semgrep reads from a directory.
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".json")

@@ -30,6 +30,13 @@ ALLOWED_ARGS: dict[str, dict[str, bool]] = {
 #: without one, the rule makes a single item, skipped with how to configure it.
 NEEDS_CONFIG = frozenset({"semgrep"})
 
+#: Why a scanner of :data:`NEEDS_CONFIG` makes no item without its configuration.
+NO_SEMGREP_CONFIG = (
+    "semgrep runs only with rule files your team names: pass --secreview-semgrep-config PATH "
+    "(a local rule file or directory; repeatable). The registry is never used"
+)
+
+
 #: The pip extra that installs every scanner.
 INSTALL_HINT = "install it with: pip install 'pytest-secreview[scanners]'"
 

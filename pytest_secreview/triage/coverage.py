@@ -13,7 +13,7 @@ pytest-xdist worker collects the same items.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..diff.model import FileDiff, Hunk
@@ -32,6 +32,9 @@ class LeftOut:
 
     path: str
     reason: str
+    #: Hunks over the budget: the file is reviewable but no item of the general rule holds
+    #: them (an unreviewed item of its own, see :mod:`.gaps`), unlike the kinds it never reads.
+    over_budget: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,9 +57,13 @@ def first_text(file: FileDiff) -> str:
     return "\n".join(line[1:] for line in lines if line[:1] in {"+", " "})
 
 
-def file_kind(file: FileDiff) -> FileKind:
-    """The kind of a changed file."""
-    return classify(file.path, first_text(file))
+def file_kind(file: FileDiff, alias: str | None = None) -> FileKind:
+    """The kind of a changed file; ``alias``: the path of a symlink that reaches it (see
+    :mod:`.links`), whose kind it takes when its own path is one the review leaves out."""
+    kind = classify(file.path, first_text(file))
+    if alias is not None and not kind.reviewed:
+        return classify(alias, first_text(file))
+    return kind
 
 
 def _size(hunk: Hunk) -> tuple[int, int]:
@@ -67,6 +74,7 @@ def _size(hunk: Hunk) -> tuple[int, int]:
 
 def _candidates(
     files: Iterable[FileDiff], rule: Rule, covered: set[int], left_out: list[LeftOut],
+    aliases: Mapping[str, str],
 ) -> list[tuple[int, str, FileDiff, tuple[Hunk, ...]]]:
     """(priority, path, file, uncovered hunks) of every file the general rule reviews."""
     paths = PathFilter(rule)
@@ -77,11 +85,12 @@ def _candidates(
         uncovered = tuple(h for h in file.hunks if id(h) not in covered)
         if not uncovered:
             continue
-        kind = file_kind(file)
+        kind = file_kind(file, aliases.get(file.path))
         if not kind.reviewed:
             left_out.append(LeftOut(file.path, LEFT_OUT_REASON[kind.kind]))
             continue
-        if not paths.selects(file.path):
+        alias = aliases.get(file.path)
+        if not paths.selects(file.path) and not (alias and paths.selects(alias)):
             left_out.append(LeftOut(file.path, f"excluded by {rule.source} applies_to"))
             continue
         found.append((_PRIORITY.get(kind.kind, 2), file.path, file, uncovered))
@@ -129,7 +138,8 @@ def _batch(
     for path, count in sorted(over.items()):
         left_out.append(LeftOut(path, (
             f"over the coverage budget: {count} hunk(s) beyond {budget.max_items} item(s) of "
-            f"{rule.id}; raise coverage.max_items in {rule.source} or split the pull request")))
+            f"{rule.id}; raise coverage.max_items in {rule.source} or split the pull request"),
+            over_budget=True))
     return [
         BatchTarget(rule, parts[0].file, parts[0].hunks, rest=tuple(parts[1:]), index=i)
         for i, parts in enumerate(batches, start=1)
@@ -138,10 +148,12 @@ def _batch(
 
 def plan_coverage(
     files: Sequence[FileDiff], rules: Sequence[Rule], rule_targets: Iterable[Target],
+    aliases: Mapping[str, str] | None = None,
 ) -> CoveragePlan:
     """Batch every hunk of ``files`` that none of ``rule_targets`` (the specific rules'
     targets) puts in front of a model, for the first rule with a ``coverage:`` key.
 
+    ``aliases``: changed path -> a symlink that reaches it (:mod:`.links`).
     ``files`` is the whole diff: deleted files count too (deleting a security middleware is a
     change to review), though a finding can only point at a file of the head revision.
     """
@@ -152,7 +164,7 @@ def plan_coverage(
         return CoveragePlan(None, (), (), len(covered), 0)
     left_out: list[LeftOut] = []
     ordered = sorted(files, key=lambda f: f.path)
-    candidates = _candidates(ordered, general, covered, left_out)
+    candidates = _candidates(ordered, general, covered, left_out, aliases or {})
     batches = _batch(general, general.coverage, candidates, left_out)
     batched = sum(len(p.hunks) for b in batches for p in b.parts)
     return CoveragePlan(general, tuple(batches), tuple(sorted(left_out, key=lambda x: x.path)),

@@ -10,8 +10,11 @@ request can write into any file never takes a file out of review.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+
+from ..diff.model import ChangeKind, FileDiff
 
 
 class Kind(StrEnum):
@@ -209,3 +212,49 @@ def classify(path: str, first_text: str = "") -> FileKind:
     # Anything else (a Makefile, an extensionless script, a format we do not name) is
     # reviewed: leaving a file out needs a reason, keeping it in does not.
     return FileKind(Kind.CODE, language)
+
+
+#: Directories of test code, and file names of tests in the common frameworks.
+_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing"})
+_TEST_NAME = re.compile(r"^(test_.+\.py|.+_test\.(py|go|rb|exs)|.+\.(test|spec)\.[cm]?[jt]sx?|"
+                        r".+Tests?\.(java|kt|cs))$")
+#: Test-shaped names that run outside tests: pytest loads a conftest.py (in CI, with the
+#: job's secrets), so it is code like any other.
+_RUNS_IN_CI = frozenset({"conftest.py"})
+
+
+def default_exclusion(path: str) -> str | None:
+    """Why the non-credential rules leave ``path`` out by default (vendored, minified or
+    generated, test code), or None. Decided from the path alone, like :func:`classify`;
+    whether the exclusion holds for a rule is :func:`~pytest_secreview.core.decide.
+    judge_exclusion`'s to say (credential rules read every changed file)."""
+    kind = classify(path).kind
+    if kind is Kind.VENDORED:
+        return "vendored"
+    if kind is Kind.GENERATED:
+        return "minified or generated"
+    directory, _, name = path.rpartition("/")
+    if name in _RUNS_IN_CI:
+        return None
+    if _TEST_NAME.match(name) or not _TEST_DIRS.isdisjoint(directory.lower().split("/")):
+        return "test code"
+    return None
+
+
+def default_exclusions(files: Iterable[FileDiff]) -> dict[str, str]:
+    """Path -> why, for each changed file (not deleted) the defaults leave out
+    (:func:`default_exclusion`)."""
+    return {f.path: why for f in files if f.kind is not ChangeKind.DELETED
+            and (why := default_exclusion(f.path)) is not None}
+
+
+def exclusion_note(excluded: Mapping[str, str]) -> str | None:
+    """The summary's line on the default exclusions: how many files, and why."""
+    if not excluded:
+        return None
+    counts: dict[str, int] = {}
+    for why in excluded.values():
+        counts[why] = counts.get(why, 0) + 1
+    listing = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
+    return (f"{len(excluded)} changed file(s) out of the non-credential rules by default: "
+            f"{listing}; credential rules still read them")

@@ -8,7 +8,7 @@ files, never drop a deterministic match.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -57,6 +57,7 @@ class TriagePlan:
         model: dict[str, Any] | None = None,
         idle_scanners: frozenset[str] = frozenset(),
         ignore: IgnoreFile | None = None,
+        aliases: Mapping[str, str] | None = None,
     ) -> None:
         self.files = files
         #: The base revision's ``.secreviewignore``: files a rule does not see.
@@ -66,15 +67,18 @@ class TriagePlan:
         self.extra_targets = extra_targets or {}
         self.model = model  # the model triage's record for the artifacts
         #: Scanners that cannot run in this session whatever the files (semgrep without a
-        #: config): their rule makes one item, skipped with how to configure it.
+        #: config): their rule makes no item (nothing would run), and the summary says how
+        #: to configure it.
         self.idle_scanners = idle_scanners
+        self.aliases: Mapping[str, str] = aliases or {}
         self._scanner_items: dict[int, list[Target]] = {}
 
     @cached_property
     def kinds(self) -> dict[str, FileKind]:
         """Kind and language of every changed path (computed when a report asks: collection
         needs only the kinds of the files the general review reads)."""
-        return {f.path: file_kind(f) for f in self.files}
+        aliases = self.aliases
+        return {f.path: file_kind(f, aliases.get(f.path)) for f in self.files}
 
     @property
     def languages(self) -> list[str]:
@@ -116,11 +120,12 @@ class TriagePlan:
         if rule.coverage is not None:
             return self.coverage.batches if rule is self.coverage.rule else ()
         if rule.scanner is not None:
+            if rule.scanner.name in self.idle_scanners:
+                return ()
             found = self._scanner_items.get(id(rule))
             if found is None:
                 found = self._scanner_items[id(rule)] = scanner_items(
-                    rule, self._matched(rule, prepared),
-                    whole=rule.scanner.name in self.idle_scanners)
+                    rule, self._matched(rule, prepared))
             return found
         return self._matched(rule, prepared)
 
@@ -170,14 +175,21 @@ class TriagePlan:
         }
 
 
-def scanner_items(rule: Rule, targets: Sequence[Target], *, whole: bool = False
-                  ) -> list[Target]:
+def runs_without_model(rule: Rule) -> bool:
+    """True when ``rule`` has something to run with no model: ``detect`` patterns, a
+    ``taint:`` section or a ``scanner:``, or no reviewer instructions at all. The general
+    review and a rule made only of instructions have nothing."""
+    if rule.coverage is not None or rule.scope != "file":
+        return False
+    return bool(rule.detect or rule.taint or rule.scanner) or not rule.needs_model
+
+
+def scanner_items(rule: Rule, targets: Sequence[Target]) -> list[Target]:
     """``targets`` (one per file, sorted by path) grouped into items within the rule's
-    ``scanner:`` budget, in order; a file larger than the budget gets an item of its own.
-    ``whole``: one item for every file (a scanner that cannot run in this session)."""
+    ``scanner:`` budget, in order; a file larger than the budget gets an item of its own."""
     assert rule.scanner is not None
-    files_cap = len(targets) if whole else rule.scanner.files_per_item
-    chars_cap = None if whole else rule.scanner.chars_per_item
+    files_cap = rule.scanner.files_per_item
+    chars_cap: int | None = rule.scanner.chars_per_item
     groups: list[list[Target]] = []
     chars = 0
     for target in targets:
@@ -201,17 +213,19 @@ def taint_files(diff: Diff) -> tuple[FileDiff, ...]:
 
 
 def with_dataflow_target(rule: Rule, targets: Sequence[Target],
-                         files: Sequence[FileDiff] | None) -> list[Target]:
+                         files: Sequence[FileDiff] | None,
+                         prepared: PreparedDiff | None = None) -> list[Target]:
     """``targets`` plus, for a rule with a ``taint:`` section, one :class:`DataflowTarget`
     holding every changed file the engine reads (``files``, sorted by path; None: no dataflow
     in this run) that no target covers: the flows there are found when the item runs, not
-    at collection."""
+    at collection. ``prepared``: its default exclusions apply to these files too."""
     if rule.taint is None or files is None:
         return list(targets)
     covered = {part.file.path for target in targets for part in target.parts}
     paths = PathFilter(rule)
     rest = [FileHunks(f, f.hunks) for f in files
-            if f.path not in covered and paths.selects(f.path)]
+            if f.path not in covered and paths.selects(f.path)
+            and not (prepared is not None and prepared.excludes(rule, f.path))]
     if not rest:
         return list(targets)
     first, *others = rest
@@ -225,8 +239,8 @@ def plan_triage(
     ignore: IgnoreFile | None = None,
 ) -> TriagePlan:
     """The deterministic plan, plus the rules a model triage added (``added``).
-    ``idle_scanners``: scanners that cannot run in this session (one item each); ``ignore``:
-    the base revision's ignore file (what it excludes, no rule sees)."""
+    ``idle_scanners``: scanners that cannot run in this session (they make no item);
+    ``ignore``: the base revision's ignore file (what it excludes, no rule sees)."""
     ignore = ignore or IgnoreFile()
     by_id = {r.id: r for r in rules if r.coverage is None}
     by_path = {f.path: f for f in prepared.files}
@@ -242,6 +256,7 @@ def plan_triage(
     general = next((r for r in rules if r.coverage is not None), None)
     # Ignored files are neither batched for the general review nor listed as left out.
     files = [f for f in diff.files if general is None or not ignore.excludes(general, f.path)]
-    coverage = plan_coverage(files, rules, specific)
-    return TriagePlan(diff.files, coverage, tuple(added), extra, model, idle_scanners, ignore)
+    coverage = plan_coverage(files, rules, specific, prepared.aliases)
+    return TriagePlan(diff.files, coverage, tuple(added), extra, model, idle_scanners, ignore,
+                      prepared.aliases)
 
