@@ -16,6 +16,7 @@ import pytest
 from pytest_secreview.cli import usage
 from pytest_secreview.cli.comment import main as comment_main
 from tests.conftest import ReviewRepo
+from tests.fake_providers import FakeServers
 from tests.gitutil import GitRepo
 from tests.test_plugin import DEBUG_RULE, run
 
@@ -194,10 +195,15 @@ Look for security problems in the changed code.
 def test_a_skip_reason_appears_once_with_its_count(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:
+    # Four items whose model refuses every call, skipped under --secreview-on-error=skip:
+    # one reason, shown once with its count.
     review_repo(rules={"review": MODEL_ONLY},
                 pr={f"m{i}.py": f"x{i} = 1\n" for i in range(4)})
-    result = run(pytester, "-rs")
+    with FakeServers() as running:
+        result = run(pytester, "-rs", "--secreview-model", "openai:m", "--secreview-api-base",
+                     running.start().url, "--secreview-on-error=skip", "--secreview-no-cache",
+                     "--secreview-unreviewed=warn")
     result.assert_outcomes(skipped=4)
     skipped = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
     assert len(skipped) == 1, skipped
-    assert skipped[0].startswith("SKIPPED [4] secreview/rules/review.md:1: rule needs a model")
+    assert skipped[0].startswith("SKIPPED [4] secreview/rules/review.md:1: not reviewed")

@@ -166,6 +166,7 @@ class Finding:
         data["severity"] = self.severity.value
         data["triage_severity"] = self.triage_severity.value if self.triage_severity else None
         data["flow"] = [asdict(step) for step in self.flow]
+        data["rules"] = list(self.rules)
         return data
 
     @classmethod

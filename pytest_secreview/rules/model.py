@@ -227,7 +227,8 @@ class RuleFrontmatter(_Strict):
     grep: Grep = Field(default_factory=Grep)
     detect: list[DetectPattern] = Field(default_factory=list)
     taint: TaintSection | None = Field(
-        default=None, description="Dataflow: sources, sinks, sanitizers (see docs/rules.md, Dataflow rules).")
+        default=None,
+        description="Dataflow: sources, sinks, sanitizers (see docs/rules.md, Dataflow rules).")
     model: str | None = None
     max_turns: int | None = Field(default=None, ge=1, le=100)
     precedents: list[Annotated[str, Field(min_length=3, max_length=500)]] = Field(

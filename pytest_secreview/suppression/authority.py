@@ -15,9 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..diff.model import Diff
-from ..github.client import GitHubClient, GitHubError
-from ..github.context import pull_request_from_env
-from ..mention.access import check_access
 from .inline import MARKER
 
 __all__ = ["Authority", "author_authority"]
@@ -43,6 +40,12 @@ def author_authority(diff: Diff, env: Mapping[str, str], *, number: int | None,
     when no changed hunk holds a suppression comment (nothing is asked). Never raises."""
     if not _near_a_suppression(diff):
         return None
+    # The GitHub client (and its HTTP stack) loads only when there is something to ask:
+    # collection of a pull request without suppression comments stays light.
+    from ..github.client import GitHubClient, GitHubError
+    from ..github.context import pull_request_from_env
+    from ..mention.access import check_access
+
     pr = pull_request_from_env(env, number=number, repository=repository)
     if not (pr.can_call_api and pr.author and pr.repository):
         return Authority(False, "no GitHub token, pull request or author to check the "
