@@ -14,7 +14,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from . import ir
-from .catalogue import REQUEST_TYPES, ROUTE_DECORATORS, SAFE_ANNOTATIONS, SAFE_CONVERTERS, any_match
+from .catalogue import (
+    GRAPHENE_BASES,
+    HANDLER_BASES,
+    HANDLER_METHODS,
+    REQUEST_TYPES,
+    RESOLVER_CONTEXT,
+    RESOLVER_DECORATORS,
+    ROUTE_DECORATORS,
+    SAFE_ANNOTATIONS,
+    SAFE_CONVERTERS,
+    TEST_DECORATORS,
+    any_match,
+)
 from .exprs import Evaluator, Summary
 from .flow import FunctionRun
 from .spec import Catalogue
@@ -223,13 +235,21 @@ class Project:
         run.globals = info.globals
         run.owner = owner.name if owner else None
         state = State()
-        view = any(any_match(ROUTE_DECORATORS, run.dotted(_callee(d)) or "")
-                   for d in func.decorators)
+        decorators = [run.dotted(_callee(d)) or "" for d in func.decorators]
+        # A test or fixture is not a view, and its ``request`` is pytest's FixtureRequest.
+        test = func.name.startswith("test_") or any(any_match(TEST_DECORATORS, d)
+                                                   for d in decorators)
+        view = not test and any(any_match(ROUTE_DECORATORS, d) for d in decorators)
+        resolver = not test and _is_resolver(func, decorators, owner)
         safe = _converters(func)
         params = func.params
-        request_at = next((i for i, p in enumerate(params) if p.name == "request" or (
-            p.annotation and any_match(REQUEST_TYPES, p.annotation))), None)
+        request_at = None if test else next((i for i, p in enumerate(params) if (
+            p.name == "request" or (p.annotation and any_match(REQUEST_TYPES, p.annotation)))),
+            None)
         run.view = view or request_at is not None
+        # Tornado passes the URL's captured groups to the HTTP-method methods.
+        view = view or (owner is not None and func.name in HANDLER_METHODS
+                        and any(any_match(HANDLER_BASES, b) for b in owner.bases))
         for i, param in enumerate(params):
             if param.annotation and any_match(REQUEST_TYPES, param.annotation):
                 run.aliases[param.name] = "request"
@@ -241,7 +261,9 @@ class Project:
                 for path, taint in owner.fields.items():
                     state.write(param.name, path, taint)
                 continue
-            from_url = (view or (request_at is not None and i > request_at)) and (
+            from_url = (view or (request_at is not None and i > request_at) or (
+                resolver and param.name not in RESOLVER_CONTEXT
+                and not (param.annotation or "").split("[")[0].endswith("Info"))) and (
                 param.name != "request" and not (param.annotation and any_match(
                     REQUEST_TYPES, param.annotation)) and param.name not in safe
                 and not _safe_annotation(param.annotation) and not _is_dependency(param))
@@ -294,6 +316,14 @@ def _class_name(node: ir.Expr) -> str:
 
 def _callee(node: ir.Expr) -> ir.Expr:
     return node.func if isinstance(node, ir.Call) else node
+
+
+def _is_resolver(func: ir.FuncDef, decorators: list[str], owner: ClassInfo | None) -> bool:
+    """A GraphQL resolver: its arguments (but the parent and the context) are query input."""
+    if any(any_match(RESOLVER_DECORATORS, d) for d in decorators):
+        return True
+    graphene = owner is not None and any(any_match(GRAPHENE_BASES, b) for b in owner.bases)
+    return graphene and (func.name.startswith("resolve_") or func.name == "mutate")
 
 
 def _converters(func: ir.FuncDef) -> set[str]:
