@@ -250,7 +250,7 @@ pair("xml-sax-external-ges", "xml-entities",
        "parser.setFeature(feature_external_ges, False)")]),
 
 pair("xml-lxml-resolve-entities", "xml-entities",
-     "An lxml parser for invoice files resolves entities",
+     "Invoice files named on the command line are parsed by an lxml parser that resolves entities",
      "The parser is built with resolve_entities=False",
      ["lxml", "cli"], ["parser-hardened"],
      {"invoices.py": r'''
@@ -260,8 +260,8 @@ pair("xml-lxml-resolve-entities", "xml-entities",
 
 
         def totals(path):
-            parser = etree.XMLParser(resolve_entities=True)  #@sink
-            tree = etree.parse(path, parser)
+            parser = etree.XMLParser(resolve_entities=True)
+            tree = etree.parse(path, parser)  #@sink
             return [float(t.text) for t in tree.iter("total")]
 
 
