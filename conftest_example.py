@@ -10,7 +10,8 @@ import os
 
 import pytest
 
-from pytest_secreview.evaluation.findings import Finding, Severity
+from pytest_secreview.core.findings import Finding
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.llm.base import ChatModel
 
 # 1. Settings. Every --secreview-* flag is also an ini key (secreview_*) and an environment

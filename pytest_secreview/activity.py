@@ -1,5 +1,5 @@
-"""Tool calls as they complete, for the progress comment (seed 002: ``tool_use`` events update
-it), in every process of the session.
+"""Tool calls as they complete, for the progress comment (each completed tool call
+updates it), in every process of the session.
 
 Each process that reviews (the single process, or each xdist worker) appends one line per
 completed repository tool call to a file of its own in the session directory's ``activity/``

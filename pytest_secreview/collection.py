@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
+from .core.findings import Finding
 from .diff.model import FileDiff
 from .errors import EvaluationError, GitError, RuleError
 from .evaluation.evaluate import Evaluation
-from .evaluation.findings import Finding
 from .evaluation.prompt import hunks_text
 from .rules.loader import RuleSource
 from .rules.matcher import BatchTarget, DataflowTarget, Target

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from .evaluation.findings import Finding
+    from .core.findings import Finding
     from .llm.base import ChatModel
 
 

@@ -1,4 +1,4 @@
-"""What a run does: ``review`` (the default), ``fix`` or ``mention`` (seed 002's modes).
+"""What a run does: ``review`` (the default), ``fix`` or ``mention``.
 
 An explicit ``--secreview-mode`` (ini ``secreview_mode``, env ``SECREVIEW_MODE``) wins.
 Without one, a GitHub Actions comment event chooses mention mode by itself: an

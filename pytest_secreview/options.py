@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .core.severity import Severity
 from .invocation import CommandLine, parse_command_line, trusted_args
 from .option_values import (
     choice,
@@ -23,7 +24,6 @@ from .option_values import (
     unit_float,
 )
 from .phases.names import PHASES
-from .severity import Severity
 
 if TYPE_CHECKING:
     from .llm.pricing import Price
@@ -272,7 +272,7 @@ SPECS: tuple[OptionSpec, ...] = (
                metavar="NAME", gate=True),
     OptionSpec("dry-run", "write the GitHub requests that would be sent to the artifacts "
                "directory instead of sending them", parse=flag, flag=True),
-    # Phases (seed 004): run the review one phase at a time, with artifacts in between.
+    # Phases: run the review one phase at a time, with artifacts in between.
     # Command line or environment only, like the range: a checkout's ini file must not make
     # the review trust a stored (forgeable) result instead of evaluating.
     OptionSpec("stop-after", "stop after this phase: diff, rules, evaluate, comment or report "

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from .evaluation.findings import Finding
+from .core.findings import Finding
 from .evaluation.report_tool import FindingsReport
 from .reporting.model import Report
 from .rules.model import RuleFrontmatter

@@ -1,48 +1,7 @@
-"""Severities of findings. Kept free of heavy imports: the options module needs it at
-plugin load time."""
+"""The one neutralising function for text a pull request or a model wrote, before it reaches
+a log line, the terminal or a GitHub Actions log."""
 
 from __future__ import annotations
-
-from enum import StrEnum
-
-
-class Severity(StrEnum):
-    """How bad a finding is. Ordered: CRITICAL > HIGH > MEDIUM > LOW > INFO."""
-
-    CRITICAL = "CRITICAL"
-    HIGH = "HIGH"
-    MEDIUM = "MEDIUM"
-    LOW = "LOW"
-    INFO = "INFO"
-
-    @property
-    def rank(self) -> int:
-        """Larger is worse: INFO=0 ... CRITICAL=4."""
-        return _RANK[self.value]
-
-    def at_least(self, threshold: Severity) -> bool:
-        """True when this severity is at or above ``threshold``."""
-        return self.rank >= threshold.rank
-
-    @classmethod
-    def parse(cls, value: str) -> Severity:
-        """Parse a severity case-insensitively; raises ``ValueError`` naming the choices."""
-        try:
-            return cls(value.strip().upper())
-        except ValueError:
-            choices = ", ".join(s.value.lower() for s in cls)
-            raise ValueError(f"unknown severity {value!r}; choose one of {choices}") from None
-
-
-_RANK = {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
-
-
-def worst_first(severity: Severity, path: str, line: int, *ties: str
-                ) -> tuple[int, str, int, tuple[str, ...]]:
-    """The one ordering of everything reported: worst severity first, then by location, then
-    by ``ties`` (rule, title, fingerprint ...) so equal locations still sort stably."""
-    return (-severity.rank, path, line, ties)
-
 
 # C0 and C1 controls, DEL, and the characters some readers take as a line break (NEL, LINE
 # and PARAGRAPH SEPARATOR): none of them may reach a log line raw.

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .core.findings import Finding
 from .diff.model import Diff, FileDiff
 from .diff.prefetch import DiffPrefetch
 from .errors import ConfigError, EvaluationError, RuleError, SecreviewError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
-from .evaluation.findings import Finding
 from .options import Settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff, Target

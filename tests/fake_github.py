@@ -38,9 +38,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.github.client import GitHubClient, GitHubRetry
 from pytest_secreview.reporting.model import FindingReport, ItemReport, Report, RuleReport, Usage
-from pytest_secreview.severity import Severity
 
 MAX_BODY = 65_536
 Answer = tuple[int, Any, dict[str, str]]

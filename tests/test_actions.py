@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting import actions
 from pytest_secreview.reporting.actions import (
     escape_data,
@@ -16,7 +17,6 @@ from pytest_secreview.reporting.actions import (
     write_step_summary,
 )
 from pytest_secreview.reporting.model import NotReviewed
-from pytest_secreview.severity import Severity
 from tests.conftest import aws_key_id
 from tests.test_sarif import finding, github_token, make_report, rule
 

@@ -112,13 +112,22 @@ def test_lower_layers_do_not_import_reporting_or_github(layer: str) -> None:
     assert offending == []
 
 
+def test_the_core_layer_imports_nothing_else_of_the_package() -> None:
+    offending = sorted(
+        f"{name} -> {target}"
+        for name, targets in _graph().items() if name.startswith("pytest_secreview.core")
+        for target in targets if not target.startswith("pytest_secreview.core")
+    )
+    assert offending == []
+
+
 def test_every_renderer_orders_findings_worst_first_the_same_way() -> None:
-    from pytest_secreview.evaluation.findings import Finding
+    from pytest_secreview.core.findings import Finding
+    from pytest_secreview.core.severity import Severity
     from pytest_secreview.reporting.actions import annotations
     from pytest_secreview.reporting.markdown import to_markdown
     from pytest_secreview.reporting.model import Report, Usage
     from pytest_secreview.reporting.sarif import to_sarif
-    from pytest_secreview.severity import Severity
 
     def finding(severity: Severity, path: str, line: int, title: str) -> Finding:
         return Finding(rule="r", severity=severity, title=title, path=path, line=line,

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_secreview.evaluation.findings import fingerprint
+from pytest_secreview.core.findings import fingerprint
 from tests.conftest import ReviewRepo, aws_key_id
 from tests.test_sarif import _errors, validator
 from tests.test_unreviewed_files import SECRET_RULE
@@ -363,7 +363,8 @@ def test_a_top_level_list_names_the_expected_shape(
 
 
 def test_occurrence_numbers_follow_the_lines_and_are_stable() -> None:
-    from pytest_secreview.evaluation.findings import Finding, Severity, number_occurrences
+    from pytest_secreview.core.findings import Finding, number_occurrences
+    from pytest_secreview.core.severity import Severity
 
     def at(line: int) -> Finding:
         return Finding(rule="danger", severity=Severity.HIGH, title="t", path="a.py",

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_secreview.evaluation.findings import Finding
+from pytest_secreview.core.findings import Finding
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.fix.apply import PatchRejected, apply_to_head, combine
 from pytest_secreview.fix.recheck import Rechecker, checkable
 from pytest_secreview.fix.run import suggestion_for
 from pytest_secreview.fix.tool import MAX_PATCH_CHARS, clean_patch, parse_arguments
 from pytest_secreview.rules.parse import parse_rule
-from pytest_secreview.severity import Severity
 from tests.gitutil import GitRepo
 
 ALLOWED = {"app/calc.py", "app/views.py"}

@@ -1,5 +1,5 @@
 """The progress comment: throttled "reviewing N of M", replaced in place by the summary; it
-follows the model's tool calls (seed 002), in one process and across xdist workers."""
+follows the model's tool calls, in one process and across xdist workers."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting.markdown import to_markdown
 from pytest_secreview.reporting.markdown_text import (
     code_block,
@@ -17,7 +18,6 @@ from pytest_secreview.reporting.markdown_text import (
     safe_url,
 )
 from pytest_secreview.reporting.model import NotReviewed, Report, RuleReport, Usage
-from pytest_secreview.severity import Severity
 from tests.fake_github import make_finding, make_report, make_token
 
 ZWSP = "\u200b"

@@ -350,15 +350,15 @@ def test_answer_rendering_keeps_code_and_neutralises_prose() -> None:
     assert "![i](" not in text and "http://a" not in text
 
 
-def test_readme_mention_workflow_passes_the_linter_and_triggers_on_mentions(
+def test_documented_mention_workflow_passes_the_linter_and_triggers_on_mentions(
     tmp_path: Path,
 ) -> None:
     from tests.test_workflow import _lint
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme[readme.index("### Mention mode"):]
+    page = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text()
+    section = page[page.index("## Answering @secreview mentions"):]
     example = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert example, "the README's mention section has a workflow example"
+    assert example, "the mention section of docs/ci.md has a workflow example"
     workflows = tmp_path / ".github" / "workflows"
     workflows.mkdir(parents=True)
     (workflows / "mention.yml").write_text(example.group(1))

@@ -415,8 +415,9 @@ def test_the_intent_audit_carries_the_team_policy(
 
 
 def test_a_finding_without_a_confidence_round_trips_as_none() -> None:
+    from pytest_secreview.core.findings import Finding
+    from pytest_secreview.core.severity import Severity
     from pytest_secreview.evaluation.evaluate import below_confidence
-    from pytest_secreview.evaluation.findings import Finding, Severity
 
     unstated = Finding("r", Severity.HIGH, "t", "a.py", 1, "model:m", confidence=None)
     low = Finding("r", Severity.HIGH, "t", "a.py", 2, "model:m", confidence=0.2)

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from pytest_secreview.core.findings import Finding
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.diff.model import ChangeKind, FileDiff, Hunk
 from pytest_secreview.errors import RuleError
 from pytest_secreview.evaluation.deterministic import run_detect
-from pytest_secreview.evaluation.findings import Finding, Severity
 from pytest_secreview.rules.matcher import PathFilter, Target, match_file
 from pytest_secreview.rules.model import Rule
 from pytest_secreview.rules.parse import parse_rule

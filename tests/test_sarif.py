@@ -15,7 +15,8 @@ import pytest
 from referencing import Registry
 from referencing.jsonschema import DRAFT4
 
-from pytest_secreview.evaluation.findings import FlowStep
+from pytest_secreview.core.findings import FlowStep
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting import sarif
 from pytest_secreview.reporting.model import (
     FindingReport,
@@ -26,7 +27,6 @@ from pytest_secreview.reporting.model import (
     Usage,
 )
 from pytest_secreview.reporting.sarif import to_sarif, write_sarif
-from pytest_secreview.severity import Severity
 from tests.conftest import SARIF_SCHEMA, aws_key_id
 
 

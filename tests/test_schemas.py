@@ -8,7 +8,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_secreview.evaluation.findings import Finding, Severity
+from pytest_secreview.core.findings import Finding
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.schemas import SCHEMA_DIR, render, schemas
 
 

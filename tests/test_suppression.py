@@ -14,8 +14,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting.markdown import to_markdown
-from pytest_secreview.severity import Severity
 from pytest_secreview.suppression.inline import comment_styles, parse_line
 from tests.conftest import ReviewRepo
 from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion

@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from pytest_secreview.core.findings import Finding
+from pytest_secreview.core.severity import Severity
 from pytest_secreview.evaluation.evaluate import merge_findings
-from pytest_secreview.evaluation.findings import Finding, Severity
 from tests.conftest import ReviewRepo, aws_key_id
 from tests.fake_providers import FakeServer, FakeServers, Reply, openai_completion, openai_tool_call
 

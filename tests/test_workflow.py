@@ -1,6 +1,6 @@
-"""The reusable GitHub Actions workflow and the README's caller example, checked by zizmor
+"""The reusable GitHub Actions workflow and the caller example in docs/ci.md, checked by zizmor
 (a linter for Actions workflows: schema, injection, permissions, pinning) and for the inputs
-and steps the README promises."""
+and steps the documentation promises."""
 
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ def _lint(directory: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _caller_example() -> str:
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Reusable workflow"):]
+    page = (ROOT / "docs" / "ci.md").read_text()
+    section = page[page.index("### Reusable workflow"):]
     match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert match, "the README's reusable-workflow section has a yaml example"
+    assert match, "the reusable-workflow section of docs/ci.md has a yaml example"
     return match.group(1)
 
 
@@ -39,7 +39,7 @@ def test_workflow_passes_the_linter() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_readme_caller_example_passes_the_linter(tmp_path: Path) -> None:
+def test_documented_caller_example_passes_the_linter(tmp_path: Path) -> None:
     example = _caller_example()
     assert "@<commit-sha>" in example, "the example tells users to pin the workflow"
     # A user pins a real commit; any 40-hex stands in for it here.

@@ -13,7 +13,7 @@ from typing import Any
 from ..gitcmd import run_git, validate_ref
 from ..tools.redaction import redact, strip_control
 
-#: Characters kept of the title, the description and each commit message (seed 003).
+#: Characters kept of the title, the description and each commit message.
 MAX_CHARS = 2000
 TRUNCATED = "[TRUNCATED]"
 #: Commit messages read; a longer history is summarised by a count.

@@ -134,7 +134,7 @@ class Assessment:
 IntentGate = Literal["lie", "suspicious"]
 Decision = Literal["pass", "warn", "fail", "error"]
 
-#: SUSPICIOUS fails by default (seed 003: "the tool has an opinion" is exit 1); teams whose
+#: SUSPICIOUS fails by default (the audit states an opinion, and it fails the item); teams whose
 #: descriptions are terse lower the gate to ``lie`` and get a warning instead.
 DEFAULT_GATE: IntentGate = "suspicious"
 

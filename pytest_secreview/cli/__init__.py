@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "merge a sharded review's results, one PR comment"),
     "bench": ("pytest_secreview.cli.bench",
               "measure the rules on a labelled PR corpus: precision, recall, F1 and cost"),
+    "init": ("pytest_secreview.cli.init",
+             "write .github/workflows/secreview.yml (and, with --rule NAME, a starter rule)"),
 }
 DEFAULT = "review"
 

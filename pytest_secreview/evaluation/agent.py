@@ -1,12 +1,12 @@
 """The agentic review: one provider-agnostic tool-use loop.
 
-Modes degrade in steps (seed 000): native function calling; prompt-based tool calls when
+Modes degrade in steps: native function calling; prompt-based tool calls when
 the API rejects tool declarations or the model answers in text on its first turn; a
 single-shot review with the context gathered up front when that fails too. The review ends
 only when the model calls ``report_findings`` with valid arguments; no verdict within the
 turn limit is an error, never a pass. Usage is recorded on every path.
 
-Three caps bound what one item may spend, enforced here for every provider (seed 003): the
+Three caps bound what one item may spend, enforced here for every provider: the
 turn limit (model round-trips), the tool-call cap (repository tool calls; past it the model is
 told to report, and an item that keeps calling tools ends) and the token cap (input plus
 output tokens over the whole review, checked before every model call). A cap that ends the run
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..activity import tool_call_finished
+from ..core.findings import Finding
 from ..errors import EvaluationError
 from ..llm import messages as msg
 from ..llm.base import ChatModel
@@ -32,7 +33,6 @@ from ..llm.errors import (
 )
 from ..tools.registry import ToolRegistry
 from ..usage import ReviewUsage
-from .findings import Finding
 from .prompt import prompt_tools_instructions, single_shot_prompt
 from .report_tool import REPORT_FINDINGS
 from .text_calls import parse_findings_answer, parse_text_calls
@@ -332,7 +332,7 @@ class _Run:
                     cap=self.request.max_tool_calls, final=self.request.final.spec.name),
                     is_error=True)
             result = self.request.registry.call(call.name, call.args)
-            tool_call_finished()  # the progress comment follows the calls (seed 002)
+            tool_call_finished()  # the progress comment follows the calls
             content = (
                 f"<<<UNTRUSTED {self.request.boundary}\n{result.text}\n"
                 f"UNTRUSTED {self.request.boundary}>>>"

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.findings import Finding
 from ..errors import EvaluationError
 from ..rules.matcher import Target
 from .evaluate import AgentOutput, AgentReview, sum_usage
-from .findings import Finding
 
 if TYPE_CHECKING:
     from .review import ModelReviewer

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..core.findings import Finding, FlowStep
+from ..core.severity import Severity
 from ..diff.model import FileDiff
 from ..rules.model import Rule
-from ..severity import Severity
-from .findings import Finding, FlowStep
 
 if TYPE_CHECKING:  # the engine loads only when a review runs a taint: section
     from ..analysis.session import Flow, TaintSession

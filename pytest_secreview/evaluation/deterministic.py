@@ -15,13 +15,13 @@ from typing import Any
 
 import re2
 
+from ..core.findings import Finding
+from ..core.severity import Severity
 from ..diff.model import FileDiff, Line
 from ..diff.stream import ChangedLine, stream_changed_lines
 from ..errors import GitError
 from ..rules.matcher import PathFilter
 from ..rules.model import Detect, Rule
-from ..severity import Severity
-from .findings import Finding
 
 #: Findings kept per file by the streamed scan: a padded file cannot grow memory or reports
 #: without bound (the item fails on the first one at the threshold anyway).

@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..core.findings import Finding
 from ..errors import EvaluationError
 from ..rules.matcher import DataflowTarget, Target
 from ..usage_counts import USAGE_COUNTS
 from .dataflow import record_verdicts, run_taint, with_flows
 from .deterministic import run_detect
-from .findings import Finding
 
 if TYPE_CHECKING:  # the scanner and dataflow layers load when a rule uses them
     from ..analysis.session import TaintSession

@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.findings import Finding
 from ..diff.git import load_diff
 from ..diff.model import Diff
 from ..errors import RuleError
@@ -26,7 +27,6 @@ from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_ta
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
 from .files import taint_session
-from .findings import Finding
 
 
 @dataclass(frozen=True)

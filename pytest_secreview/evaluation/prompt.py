@@ -15,9 +15,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..core.findings import Finding
 from ..rules.matcher import BatchTarget, FileHunks, Target
 from ..severity import one_line
-from .findings import Finding
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 

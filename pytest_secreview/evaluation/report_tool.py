@@ -18,12 +18,13 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from ..core.findings import Finding
+from ..core.severity import Severity
 from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
-from ..severity import Severity, one_line
+from ..severity import one_line
 from ..tools.redaction import redact, strip_control
 from ..tools.schema import tool_schema
-from .findings import Finding
 
 #: Fields of the finding contract the plugin sets itself: a model that echoes them (it saw
 #: the contract, or a deterministic finding, in its prompt) is not wrong, and what it sends is

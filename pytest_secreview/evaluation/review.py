@@ -18,20 +18,20 @@ from .. import __version__
 from ..audit.statement import cap
 from ..budget import Budget
 from ..cache import EvaluationCache, cache_key
+from ..core.findings import Finding
+from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
 from ..errors import EvaluationError, SecreviewError
 from ..github.context import PullRequest
 from ..llm.base import ChatModel
 from ..llm.pricing import Price
 from ..rules.matcher import BatchTarget, FileHunks, Target
-from ..severity import Severity
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
 from ..usage import ReviewUsage
 from ..usage_counts import USAGE_COUNTS
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
-from .findings import Finding
 from .guidance import Guidance
 from .prompt import (
     PROMPT_VERSION,

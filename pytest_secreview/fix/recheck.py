@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..evaluation.findings import Finding
+from ..core.findings import Finding
+from ..core.severity import Severity
 from ..evaluation.offline import review_range
 from ..rules.model import Rule
-from ..severity import Severity
 
 #: The sources of findings the deterministic layer reproduces (``scanner:<name>`` too).
 _CHECKED_SOURCES = ("pattern", "taint")

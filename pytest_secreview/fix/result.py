@@ -8,7 +8,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..evaluation.findings import Finding
+from ..core.findings import Finding
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

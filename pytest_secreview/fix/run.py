@@ -8,15 +8,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..core.findings import Finding
+from ..core.severity import Severity
 from ..diff.model import Diff
 from ..errors import GitError, SecreviewError
 from ..evaluation.evaluate import Evaluation, sum_usage
-from ..evaluation.findings import Finding
 from ..evaluation.prompt import hunks_text, new_boundary
 from ..evaluation.review import ModelReviewer
 from ..rules.matcher import Target
 from ..rules.model import Rule
-from ..severity import Severity
 from ..tools import build_registry, redact
 from ..tools.gate import deny_reason
 from ..usage import ReviewUsage

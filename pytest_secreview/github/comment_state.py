@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.severity import Severity, worst_first
 from ..reporting.markdown_text import sanitize
 from ..reporting.model import FindingReport
-from ..severity import Severity, worst_first
 from .client import GitHubClient, GitHubError
 from .context import PullRequest
 

@@ -40,10 +40,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
+from ..core.severity import Severity
 from ..reporting.markdown import to_markdown
 from ..reporting.markdown_text import GITHUB_COMMENT_LIMIT, notable_threshold
 from ..reporting.model import FindingReport, Report
-from ..severity import Severity
 from .client import GitHubClient, GitHubError
 from .comment_state import (
     SUMMARY_MARKER,

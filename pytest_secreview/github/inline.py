@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from ..core.severity import Severity
 from ..diff.model import Diff
 from ..reporting.markdown_text import (
     GITHUB_COMMENT_LIMIT,
@@ -20,7 +21,6 @@ from ..reporting.markdown_text import (
     sanitize,
 )
 from ..reporting.model import FindingReport, Report, RuleReport
-from ..severity import Severity
 from .client import GitHubClient, GitHubError
 from .comment_state import FINDING_MARKER, FINDING_MARKER_RE, REVIEW_MARKER, finding_key
 from .context import PullRequest
@@ -146,7 +146,7 @@ def post_inline(client: GitHubClient, pr: PullRequest, report: Report, run: Publ
     comments: list[tuple[str, dict[str, Any]]] = []
     outside: list[FindingReport] = []
     # Only what GitHub already holds is "already posted"; identical lines of this review
-    # have distinct fingerprints (evaluation.findings.number_occurrences).
+    # have distinct fingerprints (core.findings.number_occurrences).
     posting: set[str] = set()
     for finding in sorted(candidates, key=FindingReport.sort_key):
         key = finding_key(finding)

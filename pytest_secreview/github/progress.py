@@ -1,4 +1,4 @@
-"""A "reviewing N of M" comment while the session runs (seed 002's progress tracker).
+"""A "reviewing N of M" comment while the session runs: the progress tracker.
 
 The progress comment *is* the summary comment: it carries :data:`.comments.SUMMARY_MARKER`,
 so :func:`.comments.publish` finds it at the end and replaces its body with the summary. On its

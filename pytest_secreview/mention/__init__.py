@@ -1,2 +1,2 @@
 """Mention mode: answer an ``@secreview`` question asked on a pull request, read-only, with
-the review's own agent loop and repository tools (seed 002's third mode)."""
+the review's own agent loop and repository tools (the third mode, beside review and fix)."""

@@ -1,4 +1,4 @@
-"""The review one phase at a time (seed 004): diff, rules, evaluate, comment, report.
+"""The review one phase at a time: diff, rules, evaluate, comment, report.
 
 Each phase writes its artifacts under ``<artifacts>/phases/`` and the next one reads them
 instead of recomputing, refusing artifacts that are missing or do not match the repository.

@@ -1,4 +1,4 @@
-"""The artifacts directory (seed 004): the diff and the rules used, one task file and one
+"""The artifacts directory: the diff and the rules used, one task file and one
 evaluation file per item (what was sent to the model without file bodies, the transcript of
 tool calls, findings, usage), and the report. Everything written is redacted."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import __version__
-from ..evaluation.findings import Finding
+from ..core.findings import Finding
 from ..github.context import PullRequest
 from ..severity import one_line
 from ..state import ReviewState

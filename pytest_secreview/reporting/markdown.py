@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..severity import Severity, worst_first
+from ..core.severity import Severity, worst_first
 from ..suppression.baseline import muted_without_note
 from .disagreement import disagreements
 from .fixes import fixes_block

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..severity import Severity
+from ..core.severity import Severity
 from .markdown_text import SEVERITY_ORDER, notable_threshold
 from .model import FindingReport
 

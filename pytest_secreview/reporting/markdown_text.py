@@ -4,7 +4,7 @@ control characters first, then rendered as inert text: HTML and markdown punctua
 escaped, ``@mentions``, ``#123`` references and bare URLs are broken with a zero-width space so
 they neither ping nor link, and code goes into fences longer than any backtick run it
 contains. The only links are the ones built here: file links from ``link_base`` and the rules'
-``documentation_link`` (seed 004: links are appended by code, never taken from a model).
+``documentation_link`` (links are appended by code, never taken from a model).
 
 Shared by the summary (:mod:`.markdown`) and the PR comment writer (:mod:`..github`).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from ..severity import Severity
+from ..core.severity import Severity
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, RuleReport
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..core.findings import Finding
 from ..errors import ConfigError
-from ..evaluation.findings import Finding
 from ..usage_counts import USAGE_COUNTS
 from .model import ItemReport, NotReviewed, Outcome, Report, RuleReport, Usage
 

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..evaluation.findings import Finding
+from ..core.findings import Finding
+from ..core.severity import Severity
 from ..fix.result import FixResult
-from ..severity import Severity
 
 SCHEMA_VERSION: Literal["1"] = "1"
 

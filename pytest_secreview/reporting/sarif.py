@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from ..atomic import write_text_atomic
-from ..severity import Severity
+from ..core.severity import Severity
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, Report, RuleReport
 from .sarif_flow import code_flow
@@ -320,7 +320,7 @@ def _suppressions(finding: FindingReport) -> list[dict[str, Any]]:
 
 def _fingerprints(findings: list[FindingReport]) -> list[str]:
     """Each finding's own fingerprint (identical lines already carry an occurrence number,
-    see ``evaluation.findings.number_occurrences``); for one without, a stand-in from rule,
+    see ``core.findings.number_occurrences``); for one without, a stand-in from rule,
     path and title. An ordinal among equals keeps distinct results distinct either way."""
     seen: dict[str, int] = {}
     out = []

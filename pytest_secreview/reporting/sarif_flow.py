@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..evaluation.findings import FlowStep
+from ..core.findings import FlowStep
 
 #: Our step kinds as SARIF threadFlowLocation ``kinds`` (SARIF §3.38.8 suggests these words).
 _KIND = {"source": "taint", "step": "assignment", "call": "call", "return": "return",

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ..severity import Severity, worst_first
+from ..core.severity import Severity, worst_first
 from ..unreviewed import NOT_REVIEWED_PROPERTY
 from ..usage_counts import USAGE_COUNTS
 

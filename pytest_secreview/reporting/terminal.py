@@ -6,8 +6,9 @@ from collections import defaultdict
 
 from _pytest.terminal import TerminalReporter
 
+from ..core.severity import Severity
 from ..phases.names import PHASES_PLUGIN
-from ..severity import Severity, one_line
+from ..severity import one_line
 from ..state import ReviewState
 from .disagreement import disagreements
 from .summary import ItemResult, Summary

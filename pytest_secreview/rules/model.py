@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..analysis.spec import TaintSpec
-from ..evaluation.findings import Severity
+from ..core.severity import Severity
 from ..scanners.spec import check_args
 from .regex import SafePattern
 from .taint import TaintSection

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..analysis.spec import Condition, PropagatorSpec, SinkSpec, SourceSpec, TaintSpec
-from ..severity import Severity
+from ..core.severity import Severity
 
 _PATTERN = r"^[A-Za-z0-9_*.\[\]()]+$"
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..severity import Severity
+from ..core.severity import Severity
 from .base import RawFinding, ScanOutput, clean_env, confidence_of, cwe_of, scan_batches
 from .spec import INSTALL_HINT
 

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..core.severity import Severity
 from ..errors import SecreviewError
-from ..severity import Severity
 
 #: Scanner confidence words -> our 0..1 confidence (bandit's and semgrep's vocabulary).
 CONFIDENCE = {"HIGH": 0.9, "MEDIUM": 0.6, "LOW": 0.3}

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..severity import Severity
+from ..core.severity import Severity
 from .base import (
     RawFinding,
     ScannerCrashed,

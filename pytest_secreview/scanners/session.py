@@ -26,9 +26,9 @@ from typing import Any
 
 from filelock import FileLock
 
+from ..core.findings import Finding
 from ..diff.model import FileDiff
 from ..errors import EvaluationError, SecreviewError
-from ..evaluation.findings import Finding
 from ..rules.matcher import Target
 from ..rules.model import Rule
 from ..severity import one_line

@@ -9,7 +9,7 @@ nor anything cached can add a suppression: the fields are cleared, then decided 
   or the finding's line is one the pull request added (a suppression now covering new code
   is news to a reviewer), so the summary shows it.
 - Except for a credential: a suppression the pull request adds (as above) is not honoured
-  for a finding of the fact categories (:data:`~..evaluation.findings.FACT_CATEGORIES`): the
+  for a finding of the fact categories (:data:`~..core.findings.FACT_CATEGORIES`): the
   finding stands and a LOW finding says why. A committed key leaks whatever the comment
   says; known test keys go in the baseline, which is read from the base revision.
 - Otherwise a baseline entry with the finding's fingerprint marks it ``"baseline"`` with the
@@ -26,11 +26,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..core.findings import FACT_CATEGORIES, Finding, fingerprint, number_occurrences
+from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
 from ..errors import GitError
-from ..evaluation.findings import FACT_CATEGORIES, Finding, fingerprint, number_occurrences
 from ..gitcmd import run_git
-from ..severity import Severity
 from .baseline import Baseline
 from .inline import MARKER, Suppression, comment_styles, inside_strings, parse_line
 

@@ -10,7 +10,7 @@ A finding whose fingerprint is listed is muted: kept in every report as suppress
 kind ``external``, the note as justification), never failing an item. Fingerprints hash the
 rule, the path and the flagged line's text, not its number, so an entry survives line shifts;
 identical lines in one file are told apart by occurrence (``<fingerprint>-2``...: see
-:func:`~..evaluation.findings.number_occurrences`), one entry each.
+:func:`~..core.findings.number_occurrences`), one entry each.
 
 The file carries no text of the code or of a finding's title (``verify=False``, a key's
 shape): committed in the repository, it would be reported by the very rules it accepts.
@@ -33,8 +33,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..atomic import write_text_atomic
+from ..core.findings import Finding
 from ..errors import ConfigError, GitError
-from ..evaluation.findings import Finding
 from ..gitcmd import run_git
 
 __all__ = ["NO_NOTE", "Baseline", "BaselineEntry", "load_baseline", "muted_without_note",

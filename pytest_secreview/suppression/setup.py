@@ -7,9 +7,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..core.findings import Finding
 from ..diff.model import Diff
 from ..errors import ConfigError
-from ..evaluation.findings import Finding
 from ..options import Settings
 from .apply import SUPPRESSION_RULE, Quiet
 from .baseline import load_baseline, parse_baseline, update_baseline

@@ -1,6 +1,6 @@
 """``fetch_pr_files``: the pull request's changed files, from the GitHub REST API.
 
-Seed 001's tool-injection pattern: the token and the pull request are given at construction and
+Tool injection: the token and the pull request are given at construction and
 are never parameters, so the model cannot see, choose or leak them; they never appear in the
 result, in error texts or in reprs. Errors come back as text, never as exceptions.
 """
@@ -72,7 +72,7 @@ def _count(value: Any) -> int:
 
 def format_pr_files(header: str, files: list[PRFile], *, title: str = "",
                     problem: str | None = None, gate: Gate | None = None) -> str:
-    """The file list the model reads (seed 001's format): a header, the title, one line per
+    """The file list the model reads (the triage's format): a header, the title, one line per
     file with its status letter, counts and language, then the languages and the dependency
     files changed. Names and the title come from the pull request: one line each, untrusted."""
     from ..triage.kinds import Kind, classify  # the triage vocabulary: one definition
@@ -102,7 +102,7 @@ def format_pr_files(header: str, files: list[PRFile], *, title: str = "",
         lines.append(f"Title: {_one_line(title)}")
     if problem:
         lines.append(f"[incomplete: {problem}]")
-    # The summary lines come before the list (seed 001 puts them after): a long list is
+    # The summary lines come before the list, not after it: a long list is
     # truncated at the tool output limit, and these must survive.
     lines.append("Languages: " + (", ".join(sorted(languages)) or "none recognised"))
     lines.append("Dependency files changed: " + (", ".join(dependencies) or "none"))

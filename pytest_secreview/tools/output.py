@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .redaction import redact, strip_control
 
-#: Hard limit on every tool result, in characters (DESIGN.md, "Tools the model may call").
+#: Hard limit on every tool result, in characters (docs/security.md, "Repository tools").
 MAX_OUTPUT_CHARS = 50_000
 
 

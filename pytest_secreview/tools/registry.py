@@ -3,7 +3,7 @@ to a model (and what an MCP server would expose) and for how a call is executed.
 
 :meth:`ToolRegistry.call` never raises. Unknown tools, malformed arguments, gate denials and any
 exception inside a tool come back as a :class:`ToolResult` whose text the model can read and act
-on (seed 001: errors are returned as strings). Every result is cleaned of control characters,
+on (errors are answers, never exceptions). Every result is cleaned of control characters,
 redacted of secrets and truncated before it is returned.
 """
 

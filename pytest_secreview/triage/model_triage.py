@@ -1,4 +1,4 @@
-"""The optional model triage (``--secreview-triage=model``, seed 001): an agent reads the pull
+"""The optional model triage (``--secreview-triage=model``): an agent reads the pull
 request's file list through ``fetch_pr_files`` (GitHub's API when a token and the PR are known,
 else the same list from git) and may **add** rules to run on files their greps did not select.
 It never drops a deterministic match: its answer can only name rules and changed files, and
@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..core.findings import Finding
 from ..errors import EvaluationError, SecreviewError
 from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
-from ..evaluation.findings import Finding
 from ..evaluation.prompt import new_boundary
 from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..evaluation.findings import Finding
+from ..core.findings import Finding
+from ..core.severity import Severity
 from ..evaluation.guidance import precedents_text
 from ..evaluation.prompt import load, render
 from ..rules.model import Rule
-from ..severity import Severity, one_line
+from ..severity import one_line
 from .verify import Check
 
 #: The separator ``merge_findings`` puts between the sources of one finding.

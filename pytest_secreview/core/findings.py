@@ -1,7 +1,8 @@
-"""Findings: the one result type every check produces, and severities.
+"""Findings: the one result type every check produces.
 
 ``Finding`` is the frozen domain value everything downstream uses; what a model passes to
-``report_findings`` is validated in :mod:`.report_tool` before it becomes one.
+``report_findings`` is validated in :mod:`pytest_secreview.evaluation.report_tool` before it
+becomes one.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..severity import Severity, worst_first
+from .severity import Severity, worst_first
 
-__all__ = ["Finding", "FlowStep", "Severity", "fingerprint", "number_occurrences"]
+__all__ = ["FACT_CATEGORIES", "Finding", "FlowStep", "fingerprint", "number_occurrences"]
 
 
 _WS = re.compile(r"\s+")
@@ -106,6 +107,10 @@ class Finding:
     suppression: str | None = None
     suppression_reason: str = ""
     suppression_added: bool = False
+    #: A lowering that was not accepted, and why (a suppression this pull request added at
+    #: the threshold awaiting a maintainer, a model's dismissal of a pattern finding):
+    #: decided by :func:`pytest_secreview.core.decide.decide`, shown next to the finding.
+    overruled: str = ""
 
     @property
     def dismissed(self) -> bool:

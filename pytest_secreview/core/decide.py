@@ -1,0 +1,202 @@
+"""The one decision: what an item's record means under the trusted settings.
+
+:func:`decide` applies a record's changes to its findings, accepting or refusing each one,
+and gives the outcome. Its invariant: **what the pull request controls can never lower a
+finding at or above the fail threshold.** A lowering (suppression, baseline entry, dismissal,
+lower severity, min-confidence, exclusion) is accepted when
+
+1. its origin is trusted (:data:`~.record.TRUSTED`: the base revision's baseline, ignore file
+   and precedents, a suppression the base already had or one whose author has write access,
+   the trusted settings and the review's own defaults), except that a credential (a finding
+   of :data:`~.findings.FACT_CATEGORIES`) is lowered only by what the base revision holds
+   (a committed key leaks whatever a comment added now says);
+2. or the finding is below the fail threshold and not a credential (anyone may quiet what
+   does not fail the review);
+3. or the finding was reported by a model alone and the change is a model's (the verifier's
+   second look at a model's own finding: the model could equally not have reported it).
+
+Everything else is refused and kept on the finding as ``overruled`` with the reason: a
+pattern, taint or scanner finding at the threshold can be confirmed, annotated or raised by a
+model, never dismissed or lowered. Changes carried by a cache (:func:`~.record.from_cache`)
+are never trusted.
+
+:func:`judge_exclusion` is the one judgement of path-level exclusions (files a rule does not
+see): only trusted origins exclude, and credential rules are never excluded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from .findings import FACT_CATEGORIES, Finding
+from .record import DETERMINISTIC, Change, ChangeKind, ItemRecord, Origin, as_found, provenance
+from .severity import Severity
+
+__all__ = ["Exclusion", "Outcome", "Policy", "Refusal", "Verdict", "decide", "judge_change",
+           "judge_exclusion"]
+
+#: Origins that speak for the base revision: the only ones that may lower a credential.
+_BASE_ORIGINS = frozenset({Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS})
+#: The origins that may exclude a file from a rule.
+_EXCLUDING = frozenset({Origin.BASE_IGNORE, Origin.DEFAULTS, Origin.SETTINGS})
+_MODEL_ORIGINS = frozenset({Origin.MODEL, Origin.VERIFIER, Origin.CACHE})
+#: The values of ``--secreview-unreviewed`` and ``--secreview-on-error`` decide reads.
+UNREVIEWED_FAILS = "fail"
+ON_ERROR_SKIPS = "skip"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The trusted settings a decision depends on (from the base revision's configuration
+    and the command line, never from the pull request)."""
+
+    fail_on: Severity
+    unreviewed: str = "warn"  # fail | warn | skip
+    on_error: str = "error"  # error | skip
+
+
+class Outcome(StrEnum):
+    """What an item becomes."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # a finding at or above the threshold counts
+    UNREVIEWED_FAILED = "unreviewed-failed"  # not reviewed, --secreview-unreviewed=fail
+    SKIPPED = "skipped"  # not reviewed, the policy skips it
+    ERROR = "error"  # the review broke and nothing at the threshold was found
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A change :func:`decide` did not accept, and why."""
+
+    change: Change
+    why: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision about one record."""
+
+    outcome: Outcome
+    #: Every finding with the accepted changes applied (its ``suppression``, ``triage``,
+    #: ``below_min_confidence`` and ``overruled`` fields say what was decided), worst first.
+    findings: tuple[Finding, ...]
+    #: The findings that count: at or above the threshold and not lowered.
+    failing: tuple[Finding, ...]
+    refused: tuple[Refusal, ...] = ()
+
+
+def judge_change(change: Change, finding: Finding, fail_on: Severity) -> str | None:
+    """None when ``change`` may apply to ``finding`` (as it stands), else why not."""
+    if not change.lowers(finding):
+        return None
+    credential = finding.category in FACT_CATEGORIES
+    if credential:
+        if change.kind is ChangeKind.EXCLUDE:
+            return "credential rules run on every changed file"
+        if change.origin in _BASE_ORIGINS:
+            return None
+        return ("a committed credential is a leak whatever is said now: only the base "
+                "revision's baseline or an existing suppression quiets it")
+    if change.trusted or not finding.severity.at_least(fail_on):
+        return None
+    if change.origin in _MODEL_ORIGINS and not provenance(finding) & DETERMINISTIC:
+        return None  # a model's own finding, judged by a model's second look
+    if change.origin is Origin.PR_COMMENT:
+        return (f"a suppression this pull request adds at or above {fail_on.value} awaits "
+                "a maintainer: it counts once someone with write access adds or approves it")
+    if change.origin in _MODEL_ORIGINS:
+        return (f"a model's answer never lowers a deterministic finding at or above "
+                f"{fail_on.value} (it can confirm or raise it)")
+    return f"{change.origin.value} is controlled by the pull request and cannot lower it"
+
+
+def decide(record: ItemRecord, policy: Policy) -> Verdict:
+    """Apply ``record``'s changes to its findings under ``policy`` and give the outcome:
+    failed when a finding counts, else error (the review broke; ``--secreview-on-error``),
+    else the ``--secreview-unreviewed`` policy when part was not reviewed, else passed."""
+    decided: list[Finding] = []
+    refused: list[Refusal] = []
+    for found in record.findings:
+        finding = as_found(found)
+        changes = record.changes_of(found)
+        # Severity first, in order: whether a suppression or a dismissal may apply depends
+        # on the severity the finding ends with (a dismissal accepted below the threshold
+        # must not survive a later raise to it).
+        severities = [c for c in changes if c.kind is ChangeKind.SEVERITY]
+        for change in [*severities, *(c for c in changes if c.kind is not ChangeKind.SEVERITY)]:
+            why = judge_change(change, finding, policy.fail_on)
+            if why is None:
+                finding = _apply(change, finding)
+            else:
+                refused.append(Refusal(change, why))
+                finding = _overrule(change, finding, why)
+        decided.append(finding)
+    decided.sort(key=Finding.sort_key)
+    failing = tuple(f for f in decided if f.severity.at_least(policy.fail_on) and not f.muted)
+    return Verdict(_outcome(record, policy, bool(failing)), tuple(decided), failing,
+                   tuple(refused))
+
+
+def _outcome(record: ItemRecord, policy: Policy, failing: bool) -> Outcome:
+    if failing:
+        return Outcome.FAILED
+    if record.error is not None and policy.on_error != ON_ERROR_SKIPS:
+        return Outcome.ERROR
+    if record.error is not None or record.not_reviewed:
+        return (Outcome.UNREVIEWED_FAILED if policy.unreviewed == UNREVIEWED_FAILS
+                else Outcome.SKIPPED)
+    return Outcome.PASSED
+
+
+def _apply(change: Change, finding: Finding) -> Finding:
+    kind = change.kind
+    if kind is ChangeKind.SUPPRESS:
+        added = change.origin in (Origin.MAINTAINER_COMMENT, Origin.PR_COMMENT)
+        return replace(finding, suppression="inline", suppression_reason=change.reason,
+                       suppression_added=added)
+    if kind is ChangeKind.BASELINE:
+        return replace(finding, suppression="baseline", suppression_reason=change.reason)
+    if kind is ChangeKind.EXCLUDE:
+        return replace(finding, suppression="excluded", suppression_reason=change.reason)
+    if kind in (ChangeKind.DISMISS, ChangeKind.CONFIRM):
+        state = "dismissed" if kind is ChangeKind.DISMISS else "confirmed"
+        return replace(finding, triage=state, triage_reason=change.reason,
+                       triage_confidence=change.confidence)
+    if kind is ChangeKind.MIN_CONFIDENCE:
+        return replace(finding, below_min_confidence=True)
+    assert change.severity is not None  # SEVERITY always carries the new one
+    return replace(finding, severity=change.severity)
+
+
+def _overrule(change: Change, finding: Finding, why: str) -> Finding:
+    if change.kind is ChangeKind.DISMISS:
+        # What the model said stays visible next to why it did not count.
+        finding = replace(finding, triage="overruled", triage_reason=change.reason,
+                          triage_confidence=change.confidence)
+    note = f"{change.kind.value} ({change.origin.value}) not accepted: {why}"
+    return replace(finding, overruled="; ".join(n for n in (finding.overruled, note) if n))
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """Whether a rule does not see a file, and why."""
+
+    excluded: bool
+    reason: str
+
+
+def judge_exclusion(category: str | None, origin: Origin, why: str) -> Exclusion:
+    """The one judgement of a path-level exclusion (an ignore file, the default exclusion of
+    vendored, minified, generated or test code): a rule of ``category`` skips the file
+    because of ``why`` from ``origin`` only when the origin is trusted and the rule is not a
+    credential rule (those run on every changed file)."""
+    if category in FACT_CATEGORIES:
+        return Exclusion(False, f"not excluded ({why}): credential rules run on every "
+                                "changed file")
+    if origin not in _EXCLUDING:
+        return Exclusion(False, f"not excluded ({why}): {origin.value} is controlled by the "
+                                "pull request; only the base revision's ignore file and the "
+                                "review's defaults exclude")
+    return Exclusion(True, why)

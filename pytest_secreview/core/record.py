@@ -1,0 +1,238 @@
+"""An item's result as one typed record: what it found, and every change made afterwards.
+
+:class:`ItemRecord` is the one thing an item hands to the report: every finding as its check
+produced it (with its provenance, :func:`provenance`), every :class:`Change` made to one of
+them later (an inline suppression, a baseline entry, a model's dismissal, a severity change,
+``--secreview-min-confidence``, reuse from the evaluation cache), each with its
+:class:`Origin` (where the change came from, which decides whether it is trusted), and the
+rest of what the item did (not-reviewed reason, error, mode, usage, cache, assessments,
+fixes). Whether a change counts is decided in one place, :func:`.decide.decide`; this module
+only holds and round-trips the data (frozen dataclasses, JSON-safe).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from .findings import Finding
+from .severity import Severity
+
+__all__ = ["DETERMINISTIC", "LOWERING", "TRUSTED", "Change", "ChangeKind", "ItemRecord", "Origin",
+           "Provenance", "as_found", "changes_from_fields", "from_cache", "provenance"]
+
+
+class Provenance(StrEnum):
+    """Which kind of check found a finding."""
+
+    PATTERN = "pattern"
+    TAINT = "taint"
+    SCANNER = "scanner"
+    MODEL = "model"
+    VERIFIER = "verifier"
+    SUPPRESSION = "suppression"  # the review's own report about a suppression comment
+
+
+#: The checks whose findings no model answer can lower at the fail threshold.
+DETERMINISTIC = frozenset({Provenance.PATTERN, Provenance.TAINT, Provenance.SCANNER})
+
+
+def provenance(finding: Finding) -> frozenset[Provenance]:
+    """Every check that reported ``finding`` (``pattern+model:x`` was reported by both)."""
+    found: set[Provenance] = set()
+    for part in finding.source.split("+"):
+        kind = part.split(":", 1)[0]
+        try:
+            found.add(Provenance(kind))
+        except ValueError:
+            found.add(Provenance.MODEL)  # an unknown source is nothing a rule guarantees
+    return frozenset(found)
+
+
+class ChangeKind(StrEnum):
+    """What a change does to a finding."""
+
+    SUPPRESS = "suppress"  # an inline ``secreview: ignore[rule] reason`` comment
+    BASELINE = "baseline"  # an entry of --secreview-baseline
+    DISMISS = "dismiss"  # a model's triage or the verifier said it is not real
+    CONFIRM = "confirm"  # a model's triage or the verifier confirmed it
+    SEVERITY = "severity"  # its severity set to ``Change.severity``
+    MIN_CONFIDENCE = "min-confidence"  # its stated confidence is below the team's minimum
+    EXCLUDE = "exclude"  # its file is one the rule does not see (see decide.judge_exclusion)
+
+
+#: The kinds that lower a finding (a severity change lowers when it goes down).
+LOWERING = frozenset({ChangeKind.SUPPRESS, ChangeKind.BASELINE, ChangeKind.DISMISS,
+                      ChangeKind.MIN_CONFIDENCE, ChangeKind.EXCLUDE})
+
+
+class Origin(StrEnum):
+    """Where a change came from. Its trust is :data:`TRUSTED`, never a field one can set."""
+
+    BASELINE = "baseline"  # --secreview-baseline, read from the base revision
+    PRECEDENT = "precedent"  # the team's precedents, read from the base revision
+    BASE_COMMENT = "base-comment"  # a suppression comment the base revision already had
+    MAINTAINER_COMMENT = "maintainer-comment"  # added by the PR; its author has write access
+    PR_COMMENT = "pr-comment"  # added by the PR; its author's write access is not established
+    SETTINGS = "settings"  # the trusted settings (the base's configuration, the command line)
+    BASE_IGNORE = "base-ignore"  # an ignore file read from the base revision
+    DEFAULTS = "defaults"  # the review's own defaults (vendored, minified, generated files)
+    PR_FILES = "pr-files"  # anything the pull request can place in the work tree
+    MODEL = "model"  # a model's answer (steered by the pull request's text)
+    VERIFIER = "verifier"  # the verifier model's answer
+    CACHE = "cache"  # carried by a stored evaluation: re-judged, never trusted
+
+
+#: The origins whose lowering counts at or above the fail threshold. Everything else is
+#: what the pull request controls (its files, its text, a model's answer steered by them,
+#: what it can place in the work tree or a cache).
+TRUSTED = frozenset({Origin.BASELINE, Origin.PRECEDENT, Origin.BASE_COMMENT,
+                     Origin.MAINTAINER_COMMENT, Origin.SETTINGS, Origin.BASE_IGNORE,
+                     Origin.DEFAULTS})
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change made to the finding with ``fingerprint`` after it was found."""
+
+    fingerprint: str
+    kind: ChangeKind
+    origin: Origin
+    reason: str = ""
+    #: SEVERITY: the new severity; None otherwise.
+    severity: Severity | None = None
+    #: DISMISS/CONFIRM: how sure the model said it was.
+    confidence: float | None = None
+
+    @property
+    def trusted(self) -> bool:
+        """True when the change's origin is one the pull request does not control."""
+        return self.origin in TRUSTED
+
+    def lowers(self, finding: Finding) -> bool:
+        """True when applying this change would make ``finding`` count for less."""
+        if self.kind is ChangeKind.SEVERITY:
+            return self.severity is not None and self.severity.rank < finding.severity.rank
+        return self.kind in LOWERING
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe dict; ``trusted`` is written for readers and ignored when read back."""
+        return {"fingerprint": self.fingerprint, "kind": self.kind.value,
+                "origin": self.origin.value, "trusted": self.trusted, "reason": self.reason,
+                "severity": self.severity.value if self.severity else None,
+                "confidence": self.confidence}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Change:
+        """Inverse of :meth:`to_json`."""
+        severity = data.get("severity")
+        return cls(fingerprint=str(data["fingerprint"]), kind=ChangeKind(data["kind"]),
+                   origin=Origin(data["origin"]), reason=str(data.get("reason") or ""),
+                   severity=Severity(severity) if severity else None,
+                   confidence=data.get("confidence"))
+
+
+def from_cache(changes: tuple[Change, ...]) -> tuple[Change, ...]:
+    """``changes`` as a stored evaluation carries them into this run: each one's origin
+    becomes :attr:`Origin.CACHE`, so none is trusted because an earlier run trusted it (the
+    trusted ones, baseline and suppressions, are decided again by this run)."""
+    return tuple(replace(c, origin=Origin.CACHE) for c in changes)
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """Everything one item produced; rendered by every output, decided by ``decide``."""
+
+    nodeid: str
+    rule: str | None
+    path: str
+    #: Every finding as its check produced it.
+    findings: tuple[Finding, ...] = ()
+    #: Every change made to one of them afterwards, in the order they were made.
+    changes: tuple[Change, ...] = ()
+    mode: str = "deterministic"
+    usage: dict[str, Any] = field(default_factory=dict)
+    not_reviewed: str | None = None
+    error: str | None = None
+    cached: bool = False
+    #: A batch of the general review: every file it holds (empty for one file).
+    paths: tuple[str, ...] = ()
+    assessments: tuple[dict[str, Any], ...] = ()
+    fixes: tuple[dict[str, Any], ...] = ()
+
+    def changes_of(self, finding: Finding) -> tuple[Change, ...]:
+        """The changes made to ``finding``, in order."""
+        return tuple(c for c in self.changes if c.fingerprint == finding.fingerprint)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe dict."""
+        return {"nodeid": self.nodeid, "rule": self.rule, "path": self.path,
+                "findings": [f.to_json() for f in self.findings],
+                "changes": [c.to_json() for c in self.changes], "mode": self.mode,
+                "usage": self.usage, "not_reviewed": self.not_reviewed, "error": self.error,
+                "cached": self.cached, "paths": list(self.paths),
+                "assessments": list(self.assessments), "fixes": list(self.fixes)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ItemRecord:
+        """Inverse of :meth:`to_json`."""
+        return cls(nodeid=str(data["nodeid"]), rule=data.get("rule"), path=str(data["path"]),
+                   findings=tuple(Finding.from_json(f) for f in data.get("findings") or ()),
+                   changes=tuple(Change.from_json(c) for c in data.get("changes") or ()),
+                   mode=str(data.get("mode") or "deterministic"),
+                   usage=dict(data.get("usage") or {}), not_reviewed=data.get("not_reviewed"),
+                   error=data.get("error"), cached=bool(data.get("cached")),
+                   paths=tuple(data.get("paths") or ()),
+                   assessments=tuple(data.get("assessments") or ()),
+                   fixes=tuple(data.get("fixes") or ()))
+
+
+def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, model_cached: bool
+                        ) -> tuple[tuple[Finding, ...], tuple[Change, ...]]:
+    """The producers' findings as found, and the changes their fields claim.
+
+    The checks that change a finding after it was found (the inline suppressions and the
+    baseline, the model's triage and the verifier, ``--secreview-min-confidence``) write
+    what they did on the finding; this turns each into a :class:`Change` with its origin,
+    for :func:`.decide.decide` to accept or refuse. ``writer``: the pull request's author
+    has write access (a suppression it adds is then a maintainer's); ``model_cached``: the
+    model's answers came from the evaluation cache (:func:`from_cache`).
+    """
+    found: list[Finding] = []
+    changes: list[Change] = []
+    for finding in findings:
+        key = finding.fingerprint
+        if finding.suppression == "baseline":
+            changes.append(Change(key, ChangeKind.BASELINE, Origin.BASELINE,
+                                  finding.suppression_reason))
+        elif finding.suppression == "inline":
+            origin = (Origin.BASE_COMMENT if not finding.suppression_added
+                      else Origin.MAINTAINER_COMMENT if writer else Origin.PR_COMMENT)
+            changes.append(Change(key, ChangeKind.SUPPRESS, origin, finding.suppression_reason))
+        if finding.triage in ("dismissed", "confirmed"):
+            kind = ChangeKind.DISMISS if finding.triage == "dismissed" else ChangeKind.CONFIRM
+            judge = Origin.MODEL if provenance(finding) & DETERMINISTIC else Origin.VERIFIER
+            change = Change(key, kind, judge, finding.triage_reason,
+                            confidence=finding.triage_confidence)
+            changes += from_cache((change,)) if model_cached else [change]
+        if finding.below_min_confidence:
+            changes.append(Change(key, ChangeKind.MIN_CONFIDENCE, Origin.SETTINGS,
+                                  f"{finding.confidence_text()} is below the minimum"))
+        found.append(as_found(finding))
+    return tuple(found), tuple(changes)
+
+
+#: The triage states a change decides (``untriaged`` is the check's own note: kept).
+DECIDED_TRIAGE = ("dismissed", "confirmed", "overruled")
+
+
+def as_found(finding: Finding) -> Finding:
+    """``finding`` with every field a change decides cleared: nothing but an accepted change
+    marks a finding lowered, whatever a producer, a cache or a worker left there."""
+    decided = finding.triage in DECIDED_TRIAGE
+    return replace(finding, suppression=None, suppression_reason="", suppression_added=False,
+                   below_min_confidence=False, overruled="",
+                   triage=None if decided else finding.triage,
+                   triage_reason="" if decided else finding.triage_reason,
+                   triage_confidence=None if decided else finding.triage_confidence)

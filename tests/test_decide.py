@@ -1,0 +1,183 @@
+"""The one decision (``core.decide``): its rules one by one, the record's JSON round trip, and a
+property test feeding random lowering attempts from every origin through ``decide``."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_secreview.core.decide import Outcome, Policy, decide, judge_exclusion
+from pytest_secreview.core.findings import FACT_CATEGORIES, Finding
+from pytest_secreview.core.record import (
+    DETERMINISTIC,
+    TRUSTED,
+    Change,
+    ChangeKind,
+    ItemRecord,
+    Origin,
+    changes_from_fields,
+    provenance,
+)
+from pytest_secreview.core.severity import Severity
+
+HIGH = Policy(fail_on=Severity.HIGH)
+
+
+def _finding(severity: Severity = Severity.CRITICAL, source: str = "pattern",
+             category: str | None = "deserialization", line: int = 3) -> Finding:
+    return Finding(rule="r", severity=severity, title="t", path="app.py", line=line,
+                   source=source, category=category).with_fingerprint(f"line {line}")
+
+
+def _record(finding: Finding, *changes: Change, **more: object) -> ItemRecord:
+    return ItemRecord(nodeid="rules/r.md::r[app.py]", rule="r", path="app.py",
+                      findings=(finding,), changes=changes, **more)  # type: ignore[arg-type]
+
+
+def test_a_models_dismissal_of_a_pattern_finding_at_the_threshold_is_refused() -> None:
+    finding = _finding()
+    verdict = decide(_record(finding, Change(finding.fingerprint, ChangeKind.DISMISS,
+                                             Origin.MODEL, "test-only code")), HIGH)
+    assert verdict.outcome is Outcome.FAILED
+    (decided,) = verdict.failing
+    assert decided.triage == "overruled" and decided.triage_reason == "test-only code"
+    assert "never lowers a deterministic finding" in decided.overruled
+    assert [r.change.kind for r in verdict.refused] == [ChangeKind.DISMISS]
+
+
+def test_below_the_threshold_a_models_dismissal_mutes() -> None:
+    finding = _finding(Severity.MEDIUM)
+    verdict = decide(_record(finding, Change(finding.fingerprint, ChangeKind.DISMISS,
+                                             Origin.MODEL, "dead code")), HIGH)
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.findings[0].dismissed and verdict.refused == ()
+
+
+def test_the_verifier_may_dismiss_a_models_own_finding() -> None:
+    finding = _finding(source="model:m")
+    verdict = decide(_record(finding, Change(finding.fingerprint, ChangeKind.DISMISS,
+                                             Origin.VERIFIER, "sanitised")), HIGH)
+    assert verdict.outcome is Outcome.PASSED and verdict.findings[0].dismissed
+
+
+def test_a_suppression_the_pull_request_adds_awaits_a_maintainer() -> None:
+    finding = _finding()
+    pr = Change(finding.fingerprint, ChangeKind.SUPPRESS, Origin.PR_COMMENT, "fine")
+    verdict = decide(_record(finding, pr), HIGH)
+    assert verdict.outcome is Outcome.FAILED
+    assert "awaits a maintainer" in verdict.failing[0].overruled
+    maintainer = Change(finding.fingerprint, ChangeKind.SUPPRESS, Origin.MAINTAINER_COMMENT,
+                        "fine")
+    verdict = decide(_record(finding, maintainer), HIGH)
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.findings[0].suppression == "inline" and verdict.findings[0].suppression_added
+
+
+def test_a_credential_is_quieted_only_by_the_base_revision() -> None:
+    key = _finding(category="secrets")
+    for origin in (Origin.MAINTAINER_COMMENT, Origin.PR_COMMENT, Origin.MODEL, Origin.DEFAULTS):
+        change = Change(key.fingerprint, ChangeKind.SUPPRESS, origin, "test key")
+        assert decide(_record(key, change), HIGH).outcome is Outcome.FAILED, origin
+    baseline = Change(key.fingerprint, ChangeKind.BASELINE, Origin.BASELINE, "known test key")
+    assert decide(_record(key, baseline), HIGH).outcome is Outcome.PASSED
+
+
+def test_a_dismissal_below_the_threshold_does_not_survive_a_raise_to_it() -> None:
+    finding = _finding(Severity.MEDIUM)
+    dismiss = Change(finding.fingerprint, ChangeKind.DISMISS, Origin.MODEL, "dead code")
+    raise_ = Change(finding.fingerprint, ChangeKind.SEVERITY, Origin.SETTINGS,
+                    severity=Severity.CRITICAL)
+    assert decide(_record(finding, dismiss, raise_), HIGH).outcome is Outcome.FAILED
+
+
+def test_outcomes_without_a_finding_that_counts() -> None:
+    finding = _finding(Severity.LOW)
+    assert decide(_record(finding), HIGH).outcome is Outcome.PASSED
+    assert decide(_record(finding, error="boom"), HIGH).outcome is Outcome.ERROR
+    skip_errors = Policy(Severity.HIGH, on_error="skip")
+    assert decide(_record(finding, error="boom"), skip_errors).outcome is Outcome.SKIPPED
+    unreviewed = _record(finding, not_reviewed="no model")
+    assert decide(unreviewed, HIGH).outcome is Outcome.SKIPPED
+    assert decide(unreviewed, Policy(Severity.HIGH, unreviewed="fail")).outcome is \
+        Outcome.UNREVIEWED_FAILED
+    assert decide(_record(_finding(), error="boom"), HIGH).outcome is Outcome.FAILED
+
+
+def test_exclusions_come_from_trusted_origins_and_never_hide_credentials() -> None:
+    assert judge_exclusion("injection", Origin.BASE_IGNORE, "ignored by the base").excluded
+    assert judge_exclusion("injection", Origin.DEFAULTS, "vendored").excluded
+    assert not judge_exclusion("injection", Origin.PR_FILES, "the PR's ignore file").excluded
+    refused = judge_exclusion("secrets", Origin.BASE_IGNORE, "minified")
+    assert not refused.excluded and "credential rules" in refused.reason
+
+
+def test_a_record_round_trips_through_json() -> None:
+    finding = _finding()
+    record = _record(finding, Change(finding.fingerprint, ChangeKind.SEVERITY, Origin.MODEL,
+                                     "worse", severity=Severity.HIGH, confidence=0.5),
+                     mode="native", usage={"model_calls": 1}, not_reviewed="x", cached=True,
+                     paths=("a.py", "b.py"), assessments=({"model": "m"},))
+    assert ItemRecord.from_json(record.to_json()) == record
+    assert record.to_json()["changes"][0]["trusted"] is False
+
+
+def test_the_fields_producers_write_become_changes_and_a_cache_trusts_none() -> None:
+    finding = _finding()
+    flagged = (Finding(**{**finding.__dict__, "triage": "dismissed", "triage_reason": "no",
+                          "suppression": "inline", "suppression_added": True}),)
+    found, changes = changes_from_fields(flagged, writer=False, model_cached=True)
+    assert found == (finding,)
+    assert [(c.kind, c.origin) for c in changes] == [
+        (ChangeKind.SUPPRESS, Origin.PR_COMMENT), (ChangeKind.DISMISS, Origin.CACHE)]
+    _, changes = changes_from_fields(flagged, writer=True, model_cached=False)
+    assert [c.origin for c in changes] == [Origin.MAINTAINER_COMMENT, Origin.MODEL]
+
+
+# --- the invariant, on random lowering attempts ------------------------------------------
+
+_SOURCES = st.sampled_from(["pattern", "taint", "scanner:bandit", "model:m", "pattern+model:m"])
+_CHANGE = st.builds(
+    lambda kind, origin, severity: (kind, origin, severity),
+    st.sampled_from(list(ChangeKind)), st.sampled_from(list(Origin)),
+    st.sampled_from(list(Severity)))
+
+
+def _counts(record: ItemRecord, policy: Policy) -> bool:
+    return bool(decide(record, policy).failing)
+
+
+@settings(max_examples=400, deadline=None)
+@given(severity=st.sampled_from(list(Severity)), source=_SOURCES,
+       category=st.sampled_from([None, "injection", *sorted(FACT_CATEGORIES)]),
+       fail_on=st.sampled_from(list(Severity)), attempts=st.lists(_CHANGE, max_size=6))
+def test_nothing_the_pull_request_controls_lowers_a_finding_at_the_threshold(
+        severity: Severity, source: str, category: str | None, fail_on: Severity,
+        attempts: list[tuple[ChangeKind, Origin, Severity]]) -> None:
+    finding = _finding(severity, source, category)
+    changes = tuple(Change(finding.fingerprint, kind, origin, "because",
+                           severity=new if kind is ChangeKind.SEVERITY else None)
+                    for kind, origin, new in attempts)
+    policy = Policy(fail_on=fail_on)
+    model_only = not provenance(finding) & DETERMINISTIC
+    model_origins = {Origin.MODEL, Origin.VERIFIER, Origin.CACHE}
+
+    def allowed(change: Change) -> bool:
+        # What may lower at the threshold: trusted origins, and for a model's own finding
+        # a model's answer.
+        return change.origin in TRUSTED or (model_only and change.origin in model_origins)
+
+    trusted_only = _record(finding, *(c for c in changes if allowed(c)))
+    everything = _record(finding, *changes)
+    # Adding what the pull request controls never turns a failing finding into a passing one.
+    if _counts(trusted_only, policy):
+        assert _counts(everything, policy)
+    # With no allowed lowering at all, a finding at the threshold fails whatever was tried.
+    if severity.at_least(fail_on) and not any(allowed(c) and c.lowers(finding)
+                                              for c in changes):
+        assert _counts(everything, policy)
+    # A credential is lowered by nothing but the base revision's baseline, its existing
+    # comments and the settings.
+    if category in FACT_CATEGORIES and severity.at_least(fail_on) and not any(
+            c.origin in (Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS)
+            for c in changes):
+        assert _counts(everything, policy)
