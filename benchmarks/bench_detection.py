@@ -442,9 +442,11 @@ def run_breadth(corpus: Path, as_json: bool, show_misses: bool, record: bool) ->
             "`BANDIT_CLASS`. Recall: vulnerable cases found at the labelled line by the "
             "class's rule (or CWE); FPR: safe twins on which that rule reports anything.\n\n"
             f"{body}\n\n"
-            "Bandit has no test for cookie flags; its `assert` test (B101) and its import "
-            "checks (B406, B410) fire whatever the code does with them, so they flag the safe "
-            "twins too.\n"))
+            "Bandit has no test for cookie flags, and its import checks (B406 `xml.sax`, "
+            "B410 `lxml`) fire on the safe twins too. Ours flags "
+            "`tar-open-extractall-chain-safe` through the path-traversal flow from `sys.argv` "
+            "into `tarfile.open` (a command-line tool opening the archive its user names), "
+            "not through the extraction pattern.\n"))
     return 0
 
 
