@@ -3,8 +3,9 @@ is a pull request in a real git repository reviewed by the plugin with the bundl
 
 Tornado, GraphQL resolvers (Graphene, Strawberry, Ariadne), FastAPI and aiohttp inputs reach
 sinks; what the frameworks escape or encode (a rendered template file, a JSON response), a
-regular-expression search, an HTML page quoting a decorator, a tuple of setting names and a
-test's parameters are not findings (issue 23: false positives seen on real applications)."""
+regular-expression search, an HTML page quoting a decorator, a tuple of setting names, a
+FastAPI route's return value (JSON unless its response class is HTML) and a test's
+parameters are not findings (issue 23: false positives seen on real applications)."""
 
 from __future__ import annotations
 
@@ -136,6 +137,17 @@ FOUND = {
             q = request.args.get("q", "")
             return Response("<p>%s</p>" % q, mimetype="text/html")
         ''')}, "xss", ("app.py", 9)),
+    "fastapi-html-response-class": Flow({"api.py": _code('''
+        from fastapi import FastAPI
+        from fastapi.responses import HTMLResponse
+
+        app = FastAPI()
+
+
+        @app.get("/greet", response_class=HTMLResponse)
+        def greet(name: str):
+            return f"<p>Hello {name}</p>"
+        ''')}, "xss", ("api.py", 9)),
     "ldap-search-stays-ldap": Flow({"directory.py": _code('''
         from flask import Flask, request
 
@@ -190,6 +202,21 @@ QUIET = {
         def echo(request):
             q = request.GET.get("q", "")
             return HttpResponse('{"q": "%s"}' % q, content_type="application/json")
+        ''')}, "xss", None),
+    "fastapi-return-is-json": Flow({"api.py": _code('''
+        from fastapi import FastAPI, Request
+
+        app = FastAPI()
+
+
+        @app.get("/greet")
+        def greet(name: str):
+            return f"Hello {name}"
+
+
+        @app.get("/echo")
+        async def echo(request: Request):
+            return request.query_params.get("q", "")
         ''')}, "xss", None),
     "re-search-is-not-ldap": Flow({"app.py": _code('''
         import re

@@ -68,6 +68,12 @@ ROUTE_DECORATORS = (
     "*.login_required",
 )
 
+#: Modules whose routes serialise a returned value as JSON unless the decorator's
+#: ``response_class`` is an HTML or plain-text response (FastAPI): what such a view returns
+#: is not an HTML body.
+JSON_ROUTE_MODULES = ("fastapi", "fastapi.*")
+TEXT_RESPONSE_CLASSES = ("*HTMLResponse", "*PlainTextResponse")
+
 #: Decorators that look like routes (``*.patch``) but belong to tests: ``mock.patch`` and
 #: pytest's fixtures and marks. A function they decorate is not a web view.
 TEST_DECORATORS = ("mock.*", "unittest.mock.*", "*.mock.*", "pytest.*", "_pytest.*")

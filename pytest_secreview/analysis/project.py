@@ -18,6 +18,7 @@ from .catalogue import (
     GRAPHENE_BASES,
     HANDLER_BASES,
     HANDLER_METHODS,
+    JSON_ROUTE_MODULES,
     REQUEST_TYPES,
     RESOLVER_CONTEXT,
     RESOLVER_DECORATORS,
@@ -25,6 +26,7 @@ from .catalogue import (
     SAFE_ANNOTATIONS,
     SAFE_CONVERTERS,
     TEST_DECORATORS,
+    TEXT_RESPONSE_CLASSES,
     any_match,
 )
 from .exprs import Evaluator, Summary
@@ -246,7 +248,7 @@ class Project:
         request_at = None if test else next((i for i, p in enumerate(params) if (
             p.name == "request" or (p.annotation and any_match(REQUEST_TYPES, p.annotation)))),
             None)
-        run.view = view or request_at is not None
+        run.view = (view or request_at is not None) and not _json_route(func, run, info)
         # Tornado passes the URL's captured groups to the HTTP-method methods.
         view = view or (owner is not None and func.name in HANDLER_METHODS
                         and any(any_match(HANDLER_BASES, b) for b in owner.bases))
@@ -316,6 +318,18 @@ def _class_name(node: ir.Expr) -> str:
 
 def _callee(node: ir.Expr) -> ir.Expr:
     return node.func if isinstance(node, ir.Call) else node
+
+
+def _json_route(func: ir.FuncDef, run: FunctionRun, info: ModuleInfo) -> bool:
+    """A route of a framework that serialises the returned value as JSON (FastAPI), with no
+    ``response_class`` that sends it as HTML or text."""
+    if not any(any_match(JSON_ROUTE_MODULES, module) for module in info.imports.values()):
+        return False
+    routes = [d for d in func.decorators if isinstance(d, ir.Call)
+              and any_match(ROUTE_DECORATORS, run.dotted(d.func) or "")]
+    return bool(routes) and not any(
+        key == "response_class" and any_match(TEXT_RESPONSE_CLASSES, run.dotted(value) or "")
+        for d in routes for key, value in d.kwargs)
 
 
 def _is_resolver(func: ir.FuncDef, decorators: list[str], owner: ClassInfo | None) -> bool:
