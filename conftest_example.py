@@ -27,7 +27,7 @@ from pytest_secreview.llm.base import ChatModel
 #        secreview/rules
 #
 # 2. Your own rules: markdown files in secreview/rules/ (read from the base revision, so a
-#    pull request cannot weaken them). See README.md "Writing rules".
+#    pull request cannot weaken them). See docs/rules.md, "Writing rules".
 
 ACCEPTED_RISKS = {
     # (rule id, path): why the risk is accepted - reviewed and signed off.

@@ -147,6 +147,10 @@ class ReviewState:
             return verdict is not False
 
         verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
+        if self.agent is not None:
+            from .evaluation.review import share_rules
+
+            share_rules(self.agent, self.rules)  # what other rules found, for each prompt
         files = [part.file for part in target.parts]
         try:
             evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,

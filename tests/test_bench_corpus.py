@@ -26,6 +26,7 @@ from pytest_secreview.bench import (
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "benchmarks" / "corpus" / "taint"
 AUTHORING = ROOT / "benchmarks" / "corpus" / "_authoring" / "build.py"
+MODEL_CORPUS = ROOT / "benchmarks" / "model_corpus"
 
 MIN_CASES = 260
 MIN_PER_CATEGORY = 12
@@ -133,6 +134,36 @@ def test_the_corpus_is_what_the_authoring_specs_build(tmp_path: Path) -> None:
     assert built.keys() == shipped.keys()
     stale = [str(p) for p in built if built[p] != shipped[p]]
     assert not stale, "run python benchmarks/corpus/_authoring/build.py: " + ", ".join(stale)
+
+
+def test_the_model_corpus_is_what_its_script_builds_and_twins_differ_by_one_file(
+    tmp_path: Path
+) -> None:
+    spec = importlib.util.spec_from_file_location("model_corpus_build",
+                                                  MODEL_CORPUS / "_build.py")
+    assert spec and spec.loader
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    count = build.build(tmp_path)
+    built = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*")
+             if p.is_file()}
+    shipped = {p.relative_to(MODEL_CORPUS): p.read_bytes() for p in MODEL_CORPUS.rglob("*")
+               if p.is_file() and p.parent != MODEL_CORPUS}
+    assert built == shipped, "run python benchmarks/model_corpus/_build.py"
+    cases = {c.id: c for c in load_corpus(MODEL_CORPUS)}
+    assert count == len(cases) >= 12
+    vulnerable = [c for c in cases.values() if c.vulnerable]
+    assert len(vulnerable) >= 6 and sum(not c.twin for c in cases.values()) >= 2
+    for case in vulnerable:
+        assert case.twin is not None
+        twin = cases[case.twin]
+        assert not twin.vulnerable and twin.files("base") == case.files("base")
+        head, safe = case.files("head"), twin.files("head")
+        changed = [p for p in head if head[p] != safe.get(p)]
+        (expected,) = case.expect
+        assert changed == [expected.path], case.id  # the fix is in the flawed file only
+        # Nothing in the code names the flaw for the model.
+        assert not any(b"vulnerab" in t.lower() or b"flaw" in t for t in head.values())
 
 
 # --- broken cases: every error names the file, the key, the value and the fix ---------------

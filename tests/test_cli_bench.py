@@ -110,7 +110,8 @@ def test_tiny_corpus_counts_one_hit_one_miss_one_false_alarm(
                            "--details")
     assert status == 0
     row = next(line for line in out.splitlines() if line.startswith("dangerous-call"))
-    assert row.split() == ["dangerous-call", "2", "1", "1", "1", "50.0%", "50.0%", "0.500"]
+    assert row.split() == ["dangerous-call", "2", "1", "1", "1", "50.0%", "50.0%", "0.500",
+                           "2", "1.00", "1.00"]
     assert "secreview bench: 3 case(s)" in out
     assert "cost: 0 model call(s), 0 input tokens, 0 output tokens, $0.0000" in out
     assert "missed   missed: dangerous-call missed.py:3-3" in out
@@ -129,6 +130,7 @@ def test_json_document_shape_and_figures(
                                                                               None)
     overall = data["overall"]
     assert set(overall) == {"rule", "expected", "tp", "fp", "fn", "precision", "recall", "f1",
+                            "reported", "matched", "reports_per_hit", "findings_per_problem",
                             "cost"}
     assert (overall["tp"], overall["fp"], overall["fn"]) == (1, 1, 1)
     assert overall["precision"] == overall["recall"] == overall["f1"] == 0.5
@@ -136,7 +138,7 @@ def test_json_document_shape_and_figures(
                             "output_tokens": 0, "cost_usd": 0.0}
     results = {r["id"]: r for r in data["results"]}
     assert results["caught"]["tp"] == [{"rule": "dangerous-call", "path": "caught.py",
-                                        "lines": [2, 2], "cwe": "CWE-77"}]
+                                        "lines": [2, 2], "cwe": "CWE-77", "reports": 1}]
     assert results["missed"]["fn"][0]["path"] == "missed.py"
     assert results["clean"]["fp"] == [{"rule": "dangerous-call", "cwe": "CWE-77",
                                        "path": "clean.py", "line": 1}]
@@ -224,6 +226,9 @@ def test_shipped_corpus_holds_no_credential_shaped_literal() -> None:
 
 
 @pytest.mark.parametrize(("yaml_text", "needles"), [
+    ("description: d\nvulnerable: true\nexpect: [{rule: r, path: a.py, lines: [1, 1], "
+     "cwe: CWE-1, also: [Bad Kind]}]\n",
+     ["'expect.0.also'", "'Bad Kind'", "neither a rule id nor CWE-<number>"]),
     ("description: d\nvulnerable: false\nseverity: high\n",
      ["case.yaml", "'severity'", "'high'", "remove it"]),
     ("description: d\nvulnerable: false\nfill: {AWS_KEY: aws_key}\n",
@@ -376,10 +381,64 @@ def test_matching_by_cwe_and_duplicates() -> None:
     assert [(f.path, f.line) for f in outcome.fp] == [("app/db.py", line),
                                                       (expected.path, line + 1)]
     rules, overall = score_rules([outcome])
-    assert [(r.rule, r.tp, r.fp, r.fn) for r in rules] == [("sql-injection", 1, 2, 0)]
+    # my-sqli reported (its hit is credited to the expectation's rule), so it has a row.
+    assert [(r.rule, r.tp, r.fp, r.fn) for r in rules] == [("my-sqli", 0, 0, 0),
+                                                           ("sql-injection", 1, 2, 0)]
     assert overall.precision == pytest.approx(1 / 3) and overall.recall == 1.0
+    # Duplication counts the reports as made: three findings on the one problem found.
+    assert outcome.reports == (3,) and outcome.reported == 5
+    assert (overall.matched, overall.reported, overall.reports_per_hit) == (3, 5, 3.0)
     only = match_case(case, findings, rules={"my-sqli"})
     assert (only.tp, only.fn, only.fp) == ((), (), ())
+
+
+def test_one_problem_reported_twice_is_measured_as_duplication(
+    capsys: pytest.CaptureFixture[str], team: tuple[Path, Path]
+) -> None:
+    corpus, rules = team
+    # A second rule of the same weakness reports the same line: one problem, two findings.
+    (rules / "dangerous-call-again.md").write_text(RULE.replace("Dangerous call",
+                                                                "Dangerous call again"))
+    argv = (str(corpus), "--no-bundled", "--rules", str(rules))
+    data = as_json(capsys, *argv)
+    overall = data["overall"]
+    # Precision and recall count the problem once (the clean case's two reports are two
+    # false positives, one per rule); the duplication figures show both reports.
+    assert (overall["tp"], overall["fp"], overall["fn"]) == (1, 2, 1)
+    assert (overall["matched"], overall["reported"]) == (2, 4)
+    assert overall["reports_per_hit"] == 2.0 and overall["findings_per_problem"] == 2.0
+    own = rule_row(data, "dangerous-call")
+    assert (own["matched"], own["reported"], own["reports_per_hit"]) == (2, 2, 2.0)
+    again = rule_row(data, "dangerous-call-again")
+    # Its report on the caught line matched the labelled problem (same CWE): no false positive.
+    assert (again["tp"], again["fp"], again["reported"], again["expected"]) == (0, 1, 2, 0)
+    assert again["reports_per_hit"] is None and again["findings_per_problem"] is None
+    results = {r["id"]: r for r in data["results"]}
+    assert results["caught"]["tp"][0]["reports"] == 2
+    assert (results["caught"]["reported"], results["caught"]["findings_per_problem"]) == (2, 2.0)
+    assert (results["clean"]["reported"], results["clean"]["findings_per_problem"]) == (2, None)
+    status, out, _ = bench(capsys, *argv, "--details")
+    assert status == 0
+    row = next(line for line in out.splitlines() if line.startswith("overall"))
+    assert row.split()[-3:] == ["4", "2.00", "2.00"]
+    assert "2 times  caught: dangerous-call caught.py:2-2" in out
+
+
+def test_also_names_other_rules_and_cwes_of_the_same_problem(
+    capsys: pytest.CaptureFixture[str], team: tuple[Path, Path]
+) -> None:
+    corpus, rules = team
+    # The general review reports the caught line under its own rule and CWE.
+    general = RULE.replace("Dangerous call", "General").replace("CWE-77", "CWE-693")
+    (rules / "dangerous-call.md").unlink()
+    (rules / "general.md").write_text(general)
+    argv = (str(corpus), "--no-bundled", "--rules", str(rules), "--case", "caught")
+    assert as_json(capsys, *argv)["overall"]["tp"] == 0  # another rule, another CWE: a miss
+    case_yaml = corpus / "caught" / "case.yaml"
+    case_yaml.write_text(case_yaml.read_text().replace("cwe: CWE-77}", "cwe: CWE-77, "
+                                                       "also: [general]}"))
+    data = as_json(capsys, *argv)
+    assert (data["overall"]["tp"], data["overall"]["fp"]) == (1, 0)
 
 
 def test_longer_placeholder_is_filled_first() -> None:
@@ -467,3 +526,29 @@ def test_rule_runs_only_the_named_rules(
     assert len(tasks) == 3 and all("against rule `dangerous-call`" in t for t in tasks), tasks
     assert [r["rule"] for r in data["rules"]] == ["dangerous-call"]
     assert data["cost"]["model_calls"] == len(server.requests)
+
+
+def test_model_benchmark_runs_the_model_corpus_end_to_end_with_a_scripted_model(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import importlib.util
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_model.py"
+    spec = importlib.util.spec_from_file_location("bench_model", script)
+    assert spec and spec.loader
+    bench_model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_model)
+    saved = tmp_path / "bench.json"
+    status = bench_model.main(["--fake", "--case", "authz-invoice-download*",
+                               "--json-out", str(saved)])
+    section = capsys.readouterr().out
+    assert status == 0
+    data = json.loads(saved.read_text())
+    # Both cases were reviewed by the model path: calls were made and billed to rules.
+    assert data["complete"] is True and data["cases"] == 2
+    assert data["cost"]["model_calls"] >= 2
+    assert data["overall"]["expected"] == 1 and data["overall"]["fn"] == 1
+    assert "## With a model" in section and "they measure no model" in section
+    assert "secreview bench benchmarks/model_corpus --model openai:scripted-fake" in section
+    row = next(line for line in section.splitlines() if line.startswith("| **overall**"))
+    assert row.split("|")[11].strip() == str(data["cost"]["model_calls"])

@@ -4,6 +4,7 @@ a specific rule or the general `security-review` rule's batches (issue 11, item 
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -96,8 +97,17 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+#: A hunk line as the model sees it: sign, head line number (none on a removed line), tab.
+_NUMBERED = re.compile(r"(?m)^([+ -]) *\d*\t")
+
+
+def _as_git(text: str) -> str:
+    """``text`` with the hunks' head line numbers taken out: diff lines as git prints them."""
+    return _NUMBERED.sub(r"\1", text)
+
+
 def _sent(requests: list[Recorded]) -> str:
-    return "\n".join(s for r in requests for s in _strings(r.json))
+    return _as_git("\n".join(s for r in requests for s in _strings(r.json)))
 
 
 def _review(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -141,7 +151,7 @@ def test_a_removed_path_check_reaches_the_model_with_only_the_general_rule(
     result.assert_outcomes(passed=1)
     request = server.requests[0].json
     task = request["messages"][1]["content"]
-    assert "-    if not _inside(EXPORTS, candidate):" in task
+    assert "-    if not _inside(EXPORTS, candidate):" in _as_git(task)
     assert "- app/exports.py (modified)" in task
     assert "General security review" in request["messages"][0]["content"]
 

@@ -1,6 +1,6 @@
-"""The degradation ladder (README, "Degradation ladder"): each rung the plugin steps down to,
-what still runs and what the user sees. Rows already tested elsewhere are named in the README
-table; these are the rows that had no test through the plugin."""
+"""The degradation ladder (docs/how-it-works.md, "Degradation ladder"): each rung the plugin
+steps down to, what still runs and what the user sees. Rows already tested elsewhere are named
+in that table; these are the rows that had no test through the plugin."""
 
 from __future__ import annotations
 

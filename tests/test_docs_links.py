@@ -125,3 +125,15 @@ def test_the_project_documents_itself() -> None:
         pointers += [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}"
                      for m in OUTSIDE.finditer(text)]
     assert not pointers, "say what the thing is, not where it came from: " + "; ".join(pointers)
+
+
+def test_every_test_the_documentation_names_exists() -> None:
+    """The degradation ladder and other tables name the tests that prove a row: they exist."""
+    named = {(page.name, match.group(1), match.group(2)) for page in PAGES
+             for match in re.finditer(r"\b(test_\w+\.py)::(test_\w+)", page.read_text())}
+    assert len(named) > 10
+    missing = [f"{page}: {module}::{test}" for page, module, test in sorted(named)
+               if not (ROOT / "tests" / module).is_file()
+               or not re.search(rf"^(async )?def {test}\(", (ROOT / "tests" / module).read_text(),
+                                re.MULTILINE)]
+    assert not missing, "the documentation names tests that do not exist: " + "; ".join(missing)

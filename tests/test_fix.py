@@ -275,3 +275,72 @@ def test_a_patch_that_does_not_change_the_findings_file_is_dropped(
     index = json.loads((pytester.path / "secreview-artifacts/fixes/index.json").read_text())
     assert {f["path"]: f["status"] for f in index} == {
         "app/good.py": "kept", "app/other.py": "dropped"}
+
+
+MODEL_RULE = textwrap.dedent(r"""
+    ---
+    title: Evaluated input
+    severity: critical
+    category: injection
+    grep:
+      any: ["eval"]
+    ---
+    Report input that reaches eval().
+    """).lstrip()
+
+FIX_CHECK = "You check whether a patch fixes"
+CHECKER = "You are an independent verifier"
+
+
+def model_only(request: Recorded) -> Reply:
+    """A model whose own findings no deterministic check reproduces; asked whether a patch
+    fixed one, it reads the patched file and judges from what the tool returned."""
+    messages = request.json["messages"]
+    system = messages[0]["content"]
+    if FIX_CHECK in system:
+        path = re.search(r"1\. (app/\w+\.py):2", _task(request))
+        assert path is not None
+        read = [m["content"] for m in messages if m["role"] == "tool"]
+        if not read:
+            return _call("read_file", {"path": path.group(1)})
+        still = "eval(" in read[-1]
+        return _call("triage_findings", {"verdicts": [{
+            "index": 1, "verdict": "confirm" if still else "dismiss",
+            "reason": "eval() is still called" if still else "the input is parsed as int"}]})
+    if CHECKER in system or VERIFY in system:
+        return _call("triage_findings", {"verdicts": [
+            {"index": 1, "verdict": "confirm", "reason": "reachable from the API"}]})
+    if FIX in system:
+        path = re.search(r"(app/\w+\.py):\d+", _task(request))
+        assert path is not None
+        return _call("propose_patch", {"patch": PATCHES[path.group(1)],
+                                       "explanation": "parse the number instead of eval"})
+    path = re.search(r"File: `(app/\w+\.py)`", _task(request))
+    assert path is not None
+    return _call("report_findings", {"findings": [{
+        "severity": "CRITICAL", "title": "Request input reaches eval()", "path": path.group(1),
+        "line": 2, "code": "return eval(expr)", "explanation": "expr comes from the request.",
+        "recommendation": "Parse the value instead."}]})
+
+
+def test_a_model_only_finding_is_verified_only_when_the_model_clears_the_patched_file(
+    pytester: pytest.Pytester, review_repo: Build,
+) -> None:
+    review_repo(rules={"eval": MODEL_RULE},
+                pr={path: SOURCE for path in ("app/good.py", "app/cosmetic.py")})
+    with FakeServers() as running:
+        model = running.start(model_only)
+        result = _review(pytester, model, "--secreview-mode", "fix")
+    result.assert_outcomes(failed=2)
+    fixes = _fixes(pytester)
+    good, cosmetic = fixes["app/good.py"], fixes["app/cosmetic.py"]
+    # The model read the patched revision: int() where eval() was.
+    assert (good["status"], good["verified"], good["suggestion"]) == ("kept", True, True)
+    assert "judged the finding gone: the input is parsed as int" in good["reason"]
+    assert (cosmetic["status"], cosmetic["verified"], cosmetic["suggestion"]) == (
+        "kept", False, False)
+    assert "unverified: the model, reading the patched revision, judged the finding still " \
+           "there: eval() is still called" in cosmetic["reason"]
+    summary = json.loads((pytester.path / "secreview-artifacts/report/summary.json").read_text())
+    suggestions = {f["path"]: f["suggestion"] for f in summary["findings"]}
+    assert suggestions == {"app/good.py": "    return int(expr)", "app/cosmetic.py": None}

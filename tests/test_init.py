@@ -177,3 +177,12 @@ def test_the_source_is_read_from_pips_record(record: dict[str, object],
 
 def test_the_command_is_listed() -> None:
     assert "init" in usage()
+
+
+def test_the_documented_rule_example_parses_with_an_id_of_its_own() -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
+    example = page[page.index("```markdown\n") + len("```markdown\n"):]
+    example = example[:example.index("\n```\n") + 1]
+    rule = parse_rule(example.encode(), "secreview/rules/orders-sql.md")
+    assert rule.id == "orders-sql" and rule.id not in bundled_ids()
+    assert rule.detect and rule.grep_removed and rule.comment_template

@@ -401,6 +401,35 @@ def test_access_fails_closed_when_github_breaks(github: FakeGitHub, token: str) 
     assert not check_access(make_client(github.api_url, None), "octo/repo", "maintainer").allowed
 
 
+def test_a_plain_text_final_answer_is_the_answer(
+    pytester: pytest.Pytester, tmp_path: Path, project: ReviewRepo, github: FakeGitHub,
+    token: str, model: FakeServer,
+) -> None:
+    # Models often answer in prose after reading, without calling answer_question.
+    model.queue(tool_call("read_file", {"path": "app/views.py"}),
+                Reply(json=openai_completion(
+                    "No: `view` passes request.GET to run() unchecked (app/views.py:2).")))
+    result = run(pytester, tmp_path, github, token, model,
+                 issue_comment("@secreview is request.GET validated?", "maintainer"))
+    result.assert_outcomes(passed=1)
+    (reply,) = [c for c in github.issue_comments if c["user"]["type"] == "Bot"]
+    assert "passes request.GET to run() unchecked (app/views.py:2)" in reply["body"]
+    assert len(model.requests) == 2  # taken as it came, not re-asked in another mode
+
+
+def test_no_answer_within_the_turns_speaks_of_answers(
+    pytester: pytest.Pytester, tmp_path: Path, project: ReviewRepo, github: FakeGitHub,
+    token: str, model: FakeServer,
+) -> None:
+    model.queue(*(tool_call("read_file", {"path": "app/views.py"}, f"c{i}") for i in range(2)))
+    result = run(pytester, tmp_path, github, token, model,
+                 issue_comment("@secreview why?", "maintainer"), "--secreview-max-turns", "2")
+    result.assert_outcomes(errors=1)
+    out = result.stdout.str()
+    assert "the question could not be answered: no answer within 2 turns" in out
+    assert "verdict" not in out
+
+
 def test_a_model_outage_is_an_error_with_usage_and_no_reply(
     pytester: pytest.Pytester, tmp_path: Path, project: ReviewRepo, github: FakeGitHub,
     token: str, model: FakeServer,

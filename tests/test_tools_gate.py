@@ -105,7 +105,7 @@ def test_filter_withholds_and_counts() -> None:
     gate = Gate()
     allowed, withheld = gate.filter(["src/a.py", ".env", "id_rsa", "README.md"], tool="list_files")
     assert allowed == ["src/a.py", "README.md"]
-    assert withheld == 2
+    assert [path for path, _reason in withheld] == [".env", "id_rsa"]
     assert [d.stage for d in gate.denials] == ["result", "result"]
 
 

@@ -400,7 +400,8 @@ def test_list_files_shows_only_tracked_and_allowed(hostile: Hostile) -> None:
     for hidden in (".env", "keys/id_rsa", "notes_untracked.txt", "build/secret.txt", "debug.log"):
         assert hidden not in listed
     assert not any(line.startswith(".git/") for line in listed)
-    assert "paths withheld by the security gate]" in result.text
+    assert "paths withheld by the security gate (secret-bearing files" in result.text
+    assert "  keys/id_rsa: private key or keystore" in listed
 
 
 def test_list_files_relative_to_path_and_capped(hostile: Hostile) -> None:
@@ -429,7 +430,7 @@ def test_search_files_glob_and_path(hostile: Hostile) -> None:
 def test_search_files_stops_at_match_limit(hostile: Hostile) -> None:
     result = hostile.registry(max_matches=5).call("search_files", {"pattern": "line"})
     assert result.text.count("src/app.py:") == 5
-    assert "stopped early after 5 matches" in result.text
+    assert "stopped early at 5 matching lines, in 'src/app.py'" in result.text
 
 
 def test_search_files_stops_at_deadline(hostile: Hostile) -> None:

@@ -66,6 +66,14 @@ class Expected:
     path: str
     lines: tuple[int, int]
     cwe: str
+    # Other rule ids or CWEs that name the same problem (a template injection reported as
+    # xss or code-injection, a removed check found by the general review).
+    also: tuple[str, ...] = ()
+
+    def identifies(self, rule: str, cwe: str | None) -> bool:
+        """Whether a finding of ``rule`` carrying ``cwe`` is of this problem's kind."""
+        kinds = {self.rule, self.cwe, *self.also}
+        return rule in kinds or (cwe or "").upper() in kinds
 
     def contains(self, line: int) -> bool:
         """Whether ``line`` lies in the expected range."""
@@ -126,6 +134,16 @@ class _ExpectModel(BaseModel):
     path: str = Field(min_length=1)
     lines: tuple[int, int]
     cwe: str = Field(pattern=_CWE.pattern)
+    also: tuple[str, ...] = ()
+
+    @field_validator("also")
+    @classmethod
+    def _kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for kind in value:
+            if not (_ID.match(kind) or _CWE.match(kind)):
+                raise ValueError(f"{kind!r} is neither a rule id nor CWE-<number>; write "
+                                 "e.g. [xss, CWE-1336]")
+        return value
 
     @field_validator("path")
     @classmethod
@@ -194,6 +212,7 @@ _FIX = {
     "expect": "write a list of {rule, path, lines, cwe} mappings, or [] for a safe case",
     "rule": "write the rule id, e.g. sql-injection",
     "cwe": "write CWE-<number>, e.g. CWE-89",
+    "also": "write a list of other rule ids or CWEs naming the same problem, e.g. [xss]",
     "lines": "write [first, last], e.g. [14, 14]",
     "path": "write a path relative to head/, e.g. app/views.py",
     "patch": "name the unified diff file next to case.yaml, e.g. change.patch",
@@ -208,7 +227,7 @@ def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
     if error.get("type") == "extra_forbidden":
         return key, (f"(value {error.get('input')!r}) is not a case.yaml key; remove it "
                      "(allowed: id, description, category, vulnerable, twin, tags, expect, patch, "
-                     "fill; in expect: rule, path, lines, cwe)")
+                     "fill; in expect: rule, path, lines, cwe, also)")
     if error.get("type") == "missing":
         return key, "is required; add it"
     leaf = next((part for part in reversed(loc) if part in _FIX), "")
@@ -299,7 +318,7 @@ def _check_expect(file: Path, head: Mapping[str, bytes], index: int,
     if e.lines[1] > count:
         raise CorpusError(f"{file}: key 'expect.{index}.lines' is {list(e.lines)} but "
                           f"head/{e.path} has {count} lines; point it at the sink's lines")
-    return Expected(rule=e.rule, path=e.path, lines=e.lines, cwe=e.cwe)
+    return Expected(rule=e.rule, path=e.path, lines=e.lines, cwe=e.cwe, also=e.also)
 
 
 def load_corpus(root: Path) -> tuple[Case, ...]:

@@ -2,10 +2,15 @@
 per rule, and precision, recall and F1 per rule and overall (micro-averaged).
 
 An expected finding is a true positive when a reported finding of the same rule (or carrying
-the same CWE) lies on the expected path within the expected lines; otherwise it is a false
-negative. A reported finding that matches no expected finding of its case is a false positive
-of its own rule. Several reports of one expected finding (the pattern and the model, say)
-count once, and none of them is a false positive.
+the same CWE, or of a rule or CWE its ``also`` names) lies on the expected path within the
+expected lines; otherwise it is a false negative. A reported finding that matches no expected
+finding of its case is a false positive of its own rule. Several reports of one expected
+finding (the pattern and the model, say) count once, and none of them is a false positive.
+
+Duplication is measured next to them from the findings as reported (before that counting
+once): ``reports_per_hit`` is how many reported findings matched each labelled problem that was
+found (1.0: one finding per problem), ``findings_per_problem`` how many findings the review
+produced per labelled problem (false positives and duplicates included).
 """
 
 from __future__ import annotations
@@ -58,11 +63,21 @@ class CaseOutcome:
     cost_by_rule: tuple[tuple[str, Cost], ...] = ()
     cost: Cost = field(default_factory=Cost)  # the whole case's (or the selected rules')
     errors: tuple[str, ...] = ()  # items that could not be reviewed (provider failure ...)
+    # Duplication, counted on the findings as reported (the same line twice is two): for each
+    # entry of ``tp`` the number of reported findings that matched it, and per rule the
+    # number of findings reported.
+    reports: tuple[int, ...] = ()
+    reported_by_rule: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def reported(self) -> int:
+        """Findings the review reported on the case (in scope), duplicates included."""
+        return sum(n for _, n in self.reported_by_rule)
 
 
 def _matches(found: Reported, expected: Expected) -> bool:
-    same_kind = found.rule == expected.rule or (found.cwe or "").upper() == expected.cwe
-    return same_kind and found.path == expected.path and expected.contains(found.line)
+    return (expected.identifies(found.rule, found.cwe) and found.path == expected.path
+            and expected.contains(found.line))
 
 
 def match_case(case: Case, findings: Iterable[Reported], rules: Collection[str] | None = None,
@@ -71,11 +86,15 @@ def match_case(case: Case, findings: Iterable[Reported], rules: Collection[str] 
     """Match ``findings`` reported on ``case`` against its expectations. With ``rules``, only
     those rules' expectations, findings and cost count; ``cost`` is the case's total."""
     expected = [e for e in case.expect if rules is None or e.rule in rules]
+    raw = [f for f in findings if rules is None or f.rule in rules]
     # One report per (rule, path, line): the same line reported twice is one finding.
-    found = sorted({(f.rule, f.path, f.line): f for f in findings
-                    if rules is None or f.rule in rules}.values(),
+    found = sorted({(f.rule, f.path, f.line): f for f in raw}.values(),
                    key=lambda f: (f.rule, f.path, f.line))
     tp = tuple(e for e in expected if any(_matches(f, e) for f in found))
+    reports = tuple(sum(_matches(f, e) for f in raw) for e in tp)
+    reported: dict[str, int] = {}
+    for f in raw:
+        reported[f.rule] = reported.get(f.rule, 0) + 1
     fn = tuple(e for e in expected if e not in tp)
     fp = tuple(f for f in found if not any(_matches(f, e) for e in case.expect))
     costs = tuple(sorted((cost_by_rule or {}).items()))
@@ -83,7 +102,8 @@ def match_case(case: Case, findings: Iterable[Reported], rules: Collection[str] 
     if rules is not None:
         costs = tuple((r, c) for r, c in costs if r in rules)
         total = sum((c for _, c in costs), Cost())
-    return CaseOutcome(case.id, tp, fn, fp, costs, total, tuple(errors))
+    return CaseOutcome(case.id, tp, fn, fp, costs, total, tuple(errors), reports,
+                       tuple(sorted(reported.items())))
 
 
 @dataclass(frozen=True)
@@ -95,6 +115,18 @@ class RuleScore:
     fp: int
     fn: int
     cost: Cost = field(default_factory=Cost)
+    matched: int = 0  # reported findings that matched one of the rule's true positives
+    reported: int = 0  # findings the rule reported, duplicates and false positives included
+
+    @property
+    def reports_per_hit(self) -> float | None:
+        """Reported findings per labelled problem found: 1.0 is one finding per problem."""
+        return self.matched / self.tp if self.tp else None
+
+    @property
+    def findings_per_problem(self) -> float | None:
+        """Reported findings per labelled problem (expected finding) of the rule."""
+        return self.reported / self.expected if self.expected else None
 
     @property
     def expected(self) -> int:
@@ -122,21 +154,27 @@ class RuleScore:
 
 def score_rules(outcomes: Sequence[CaseOutcome]) -> tuple[list[RuleScore], RuleScore]:
     """Per-rule scores (sorted by rule id) and the micro-averaged overall score."""
+    # Per rule: tp, fp, fn, matched, reported.
     counts: dict[str, list[int]] = {}
     costs: dict[str, Cost] = {}
     for outcome in outcomes:
-        for e in outcome.tp:
-            counts.setdefault(e.rule, [0, 0, 0])[0] += 1
+        for e, n in zip(outcome.tp, outcome.reports, strict=True):
+            row = counts.setdefault(e.rule, [0, 0, 0, 0, 0])
+            row[0] += 1
+            row[3] += n
         for f in outcome.fp:
-            counts.setdefault(f.rule, [0, 0, 0])[1] += 1
+            counts.setdefault(f.rule, [0, 0, 0, 0, 0])[1] += 1
         for e in outcome.fn:
-            counts.setdefault(e.rule, [0, 0, 0])[2] += 1
+            counts.setdefault(e.rule, [0, 0, 0, 0, 0])[2] += 1
+        for rule, n in outcome.reported_by_rule:
+            counts.setdefault(rule, [0, 0, 0, 0, 0])[4] += n
         for rule, cost in outcome.cost_by_rule:
-            counts.setdefault(rule, [0, 0, 0])
+            counts.setdefault(rule, [0, 0, 0, 0, 0])
             costs[rule] = costs.get(rule, Cost()) + cost
-    rules = [RuleScore(rule, tp, fp, fn, costs.get(rule, Cost()))
-             for rule, (tp, fp, fn) in sorted(counts.items())]
+    rules = [RuleScore(rule, tp, fp, fn, costs.get(rule, Cost()), matched, reported)
+             for rule, (tp, fp, fn, matched, reported) in sorted(counts.items())]
     total = sum((o.cost for o in outcomes), Cost())
     overall = RuleScore("overall", sum(r.tp for r in rules), sum(r.fp for r in rules),
-                        sum(r.fn for r in rules), total)
+                        sum(r.fn for r in rules), total, sum(r.matched for r in rules),
+                        sum(r.reported for r in rules))
     return rules, overall

@@ -61,8 +61,7 @@ def score_case(case: Case, findings: Iterable[Reported]) -> CaseResult:
     found = list(findings)
     if case.vulnerable:
         hit = any(
-            (f.rule == e.rule or (f.cwe or "").upper() == e.cwe)
-            and f.path == e.path and e.contains(f.line)
+            e.identifies(f.rule, f.cwe) and f.path == e.path and e.contains(f.line)
             for e in case.expect for f in found
         )
     elif case.category is None:

@@ -1,6 +1,6 @@
 """``secreview bench [CORPUS]``: run the rules over a labelled corpus of pull-request fixtures
-and print precision, recall and F1 per rule and overall, with the cost in model calls, tokens
-and dollars.
+and print precision, recall and F1 per rule and overall, how many findings each problem got
+(duplication), and the cost in model calls, tokens and dollars.
 
 Without a model each case is reviewed by the deterministic layer (patterns and taint); with
 ``--model`` (or ``SECREVIEW_MODEL``) by the product's full pytest review, so model findings
@@ -139,10 +139,15 @@ def _dollars(cost: Cost) -> str:
     return "unknown" if cost.cost_usd is None else f"${cost.cost_usd:.4f}"
 
 
+def _per(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
 def _row(score: RuleScore, with_cost: bool) -> str:
     row = (f"{one_line(score.rule)[:32]:<32} {score.expected:>8} {score.tp:>4} {score.fp:>4} "
            f"{score.fn:>4} {_ratio(score.precision):>9} {_ratio(score.recall):>7} "
-           f"{_f1(score.f1):>6}")
+           f"{_f1(score.f1):>6} {score.reported:>8} {_per(score.reports_per_hit):>7} "
+           f"{_per(score.findings_per_problem):>8}")
     if with_cost:
         c = score.cost
         row += (f" {c.model_calls:>6} {c.input_tokens:>10} {c.output_tokens:>10} "
@@ -156,7 +161,7 @@ def render_text(corpus: Path, cases: int, model: str | None, rules: list[RuleSco
     how = f"model {one_line(model)} and deterministic rules" if model else \
         "deterministic rules only (no model)"
     header = (f"{'rule':<32} {'expected':>8} {'TP':>4} {'FP':>4} {'FN':>4} {'precision':>9} "
-              f"{'recall':>7} {'F1':>6}")
+              f"{'recall':>7} {'F1':>6} {'reported':>8} {'per hit':>7} {'per prob':>8}")
     with_cost = model is not None
     if with_cost:
         header += f" {'calls':>6} {'in tokens':>10} {'out tokens':>10} {'cost':>10}"
@@ -167,6 +172,9 @@ def render_text(corpus: Path, cases: int, model: str | None, rules: list[RuleSco
     lines = [f"secreview bench: {cases} case(s) from {one_line(str(corpus))}, {how}", "",
              header, *(_row(r, with_cost) for r in rules), "-" * len(header),
              _row(overall, with_cost), ""]
+    lines.append("reported: findings as the review listed them; per hit: reported findings per "
+                 "problem found (1.00 = no duplicates); per prob: reported findings per "
+                 "labelled problem")
     c = overall.cost
     failed = f" ({c.failed_calls} failed before reaching the model)" if c.failed_calls else ""
     lines.append(f"cost: {c.model_calls} model call(s){failed}, {c.input_tokens} input tokens, "
@@ -177,6 +185,10 @@ def render_text(corpus: Path, cases: int, model: str | None, rules: list[RuleSco
         lines.extend(f"  {one_line(e)}" for e in errors)
     if details:
         for o in outcomes:
+            for e, n in zip(o.tp, o.reports, strict=True):
+                if n > 1:
+                    lines.append(f"  {n} times  {o.case_id}: {e.rule} {e.path}:{e.lines[0]}-"
+                                 f"{e.lines[1]}")
             for e in o.fn:
                 lines.append(f"  missed   {o.case_id}: {e.rule} {e.path}:{e.lines[0]}-"
                              f"{e.lines[1]}")
@@ -195,7 +207,10 @@ def _cost_json(cost: Cost) -> dict[str, Any]:
 def _score_json(score: RuleScore) -> dict[str, Any]:
     return {"rule": score.rule, "expected": score.expected, "tp": score.tp, "fp": score.fp,
             "fn": score.fn, "precision": score.precision, "recall": score.recall,
-            "f1": score.f1, "cost": _cost_json(score.cost)}
+            "f1": score.f1, "reported": score.reported, "matched": score.matched,
+            "reports_per_hit": score.reports_per_hit,
+            "findings_per_problem": score.findings_per_problem,
+            "cost": _cost_json(score.cost)}
 
 
 def render_json(corpus: Path, cases: int, model: str | None, rules: list[RuleScore],
@@ -208,13 +223,15 @@ def render_json(corpus: Path, cases: int, model: str | None, rules: list[RuleSco
         "cost": _cost_json(overall.cost),
         "results": [{
             "id": o.case_id,
-            "tp": [{"rule": e.rule, "path": e.path, "lines": list(e.lines), "cwe": e.cwe}
-                   for e in o.tp],
+            "tp": [{"rule": e.rule, "path": e.path, "lines": list(e.lines), "cwe": e.cwe,
+                    "reports": n} for e, n in zip(o.tp, o.reports, strict=True)],
             "fn": [{"rule": e.rule, "path": e.path, "lines": list(e.lines), "cwe": e.cwe}
                    for e in o.fn],
             "fp": [{"rule": f.rule, "cwe": f.cwe, "path": f.path, "line": f.line}
                    for f in o.fp],
-            "errors": list(o.errors),
+            "errors": list(o.errors), "reported": o.reported,
+            "findings_per_problem": (o.reported / (len(o.tp) + len(o.fn))
+                                     if o.tp or o.fn else None),
         } for o in outcomes],
         "complete": not unreviewed(outcomes), "min_f1": min_f1, "passed": passed,
     }, indent=2)

@@ -64,12 +64,20 @@ TOOL_CAP_REACHED = (
 @dataclass(frozen=True)
 class FinalTool:
     """The tool that ends a review: its declaration, the example arguments shown in the text
-    protocols (prompt-based and single-shot), and how a single-shot answer's call is found."""
+    protocols (prompt-based and single-shot), and how a single-shot answer's call is found.
+
+    ``outcome`` names what the run produces in its errors ("no verdict", "no answer").
+    ``text_answer``, when set, turns a plain-text reply that calls no tool into the tool's
+    arguments (None: not an answer): a question is answered in prose as often as through the
+    tool, and the prose is the answer.
+    """
 
     spec: msg.ToolSpec
     example_args: str
     single_shot_args: str
     parse_answer: Callable[[str], dict[str, Any] | None]
+    outcome: str = "verdict"
+    text_answer: Callable[[str], dict[str, Any] | None] | None = None
 
 
 def final_tool(spec: msg.ToolSpec, example_args: str) -> FinalTool:
@@ -154,14 +162,16 @@ class _Run:
     ) -> msg.ModelResponse:
         if self.turns >= self.request.max_turns:
             raise NoVerdictError(
-                f"no verdict within {self.request.max_turns} turns (--secreview-max-turns): "
+                f"no {self.request.final.outcome} within {self.request.max_turns} turns "
+                "(--secreview-max-turns): "
                 f"the model never called {self.request.final.spec.name} with valid arguments"
             )
         cap = self.request.max_tokens
         spent = self.usage.tokens.input_tokens + self.usage.tokens.output_tokens
         if cap is not None and spent >= cap:
             raise CapReachedError(
-                f"no verdict within the token cap: {spent:,} tokens spent of {cap:,} "
+                f"no {self.request.final.outcome} within the token cap: {spent:,} tokens "
+                f"spent of {cap:,} "
                 f"(--secreview-max-tokens) after {self.turns} turn(s)"
             )
         self.turns += 1
@@ -224,12 +234,15 @@ class _Run:
             calls = response.tool_calls
             self._log_response(response)
             if not calls:
-                if first:
+                answered = self._text_answer(response)
+                if isinstance(answered, list):
+                    return answered
+                if first and answered is None:
                     self._log("mode", "answered in text without a tool call; switching to "
                               "prompt-based calls")
                     return None
                 messages += [msg.Message("assistant", response.parts or (msg.TextPart("..."),)),
-                             msg.Message.user(self._nudge(response))]
+                             msg.Message.user(answered or self._nudge(response))]
                 continue
             first = False
             messages.append(msg.Message("assistant", response.parts))
@@ -253,11 +266,14 @@ class _Run:
             self._log_response(response)
             parsed = parse_text_calls(response.text)
             if not parsed:
-                if first:
+                answered = self._text_answer(response)
+                if isinstance(answered, list):
+                    return answered
+                if first and answered is None:
                     self._log("mode", "no <tool_call> in the answer; switching to single-shot")
                     return None
                 messages += [msg.Message("assistant", (msg.TextPart(response.text or "..."),)),
-                             msg.Message.user(self._nudge(response))]
+                             msg.Message.user(answered or self._nudge(response))]
                 continue
             first = False
             calls = [
@@ -288,6 +304,8 @@ class _Run:
             response = self._complete(self.request.system, messages, None)
             self._log_response(response)
             args = final.parse_answer(response.text)
+            if args is None and final.text_answer is not None:
+                args = final.text_answer(response.text)
             if args is None:
                 problem = f"no {final.spec.name} call found in the answer"
             else:
@@ -299,8 +317,8 @@ class _Run:
                          msg.Message.user(f"{problem}. Answer again with exactly one "
                                       f"<tool_call> block calling {final.spec.name}.")]
         raise NoVerdictError(
-            "no valid verdict from the single-shot review (the last fallback after native and "
-            "prompt-based tool calls)"
+            f"no valid {final.outcome} from the single-shot review (the last fallback after "
+            "native and prompt-based tool calls)"
         )
 
     # -- tools ----------------------------------------------------------------------------
@@ -362,7 +380,8 @@ class _Run:
             return {c.id for c in wanted}
         if wanted and self.refused_after_cap and not any(c.name == final for c in calls):
             raise CapReachedError(
-                f"no verdict within the tool-call cap ({cap}, --secreview-max-tool-calls): "
+                f"no {self.request.final.outcome} within the tool-call cap ({cap}, "
+                "--secreview-max-tool-calls): "
                 "the model kept calling tools after it was told to report"
             )
         room = max(cap - self.tool_calls, 0)
@@ -373,6 +392,23 @@ class _Run:
             self._log("cap", f"tool-call cap {cap} reached; {len(wanted) - len(allowed)} "
                       "call(s) refused")
         return {c.id for c in allowed}
+
+    def _text_answer(self, response: msg.ModelResponse) -> list[Finding] | str | None:
+        """A complete plain-text reply taken as the final tool's answer (when the final tool
+        accepts text): its result, or the problem to send back (a string), or None when the
+        reply is not an answer."""
+        parse = self.request.final.text_answer
+        if parse is None or response.finish_reason is not msg.FinishReason.STOP:
+            return None
+        args = parse(response.text)
+        if args is None:
+            return None
+        try:
+            result = self.request.validate(args)
+        except ValueError as exc:
+            return f"{exc}. Answer again."
+        self._log("answer", f"a plain-text reply taken as the {self.request.final.outcome}")
+        return result
 
     def _nudge(self, response: msg.ModelResponse) -> str:
         text = CUT_OFF if response.finish_reason is msg.FinishReason.MAX_TOKENS else NUDGE

@@ -16,13 +16,15 @@ from importlib import resources
 from typing import Any
 
 from ..core.findings import Finding
+from ..diff.model import Hunk
 from ..rules.matcher import BatchTarget, FileHunks, Target
+from ..rules.model import Rule
 from ..severity import one_line
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 #: Bumped whenever a prompt file changes meaning; part of the evaluation cache key.
-PROMPT_VERSION = "3"
+PROMPT_VERSION = "4"
 
 @cache
 def load(name: str) -> str:
@@ -49,10 +51,18 @@ def new_boundary(*untrusted: str) -> str:
             return boundary
 
 
-def system_prompt(target: Target, boundary: str, team: str = "") -> str:
-    """The reviewer's method, the rule and the team's policy (:func:`team_policy`):
-    identical across every item of the rule except for the boundary, which is per session."""
+def system_prompt(target: Target, boundary: str, team: str = "",
+                  general: Rule | None = None) -> str:
+    """The reviewer's method, the rule, the general review's method when the item is a
+    specific rule's (``general``, the rule with a ``coverage:`` key: the hunks a specific rule
+    sends are not sent to it too, so the rule's item takes its look) and the team's policy
+    (:func:`team_policy`): identical across every item of the rule except for the boundary,
+    which is per session."""
     rule = target.rule
+    look = ""
+    if general is not None and rule.coverage is None and general.id != rule.id:
+        look = render(load("general_look"), general_id=general.id,
+                      general_instructions=general.instructions)
     return render(
         load("system"),
         boundary=boundary,
@@ -61,7 +71,7 @@ def system_prompt(target: Target, boundary: str, team: str = "") -> str:
         rule_severity=rule.severity.value,
         rule_cwe=f", {rule.cwe}" if rule.cwe else "",
         rule_instructions=rule.instructions,
-    ) + team
+    ) + look + team
 
 
 def team_policy(instructions: str, source: str) -> str:
@@ -125,7 +135,7 @@ def hunks_within(target: Target, budget: int | None) -> Preloaded:
     for part in parts:
         kept: list[str] = []
         for hunk in part.hunks:
-            text = hunk.text.rstrip("\n")
+            text = numbered_hunk(hunk)
             if used + len(text) + 1 > budget:
                 header = text.split("\n", 1)[0][:120]
                 left_out.append(f"{part.file.path} {header} ({len(text):,} characters)")
@@ -142,16 +152,37 @@ def hunks_within(target: Target, budget: int | None) -> Preloaded:
 
 
 def hunks_text(target: Target) -> str:
-    """The hunks in front of the model, as git printed them. A batch of several files puts a
-    ``File:`` line before each file's hunks: every hunk line starts with ``@@``, ``+``, ``-``,
-    a space or a backslash, so a file's content cannot forge one."""
+    """The hunks in front of the model (:func:`numbered_hunk`). A batch of several files puts
+    a ``File:`` line before each file's hunks: every hunk line starts with ``@@``, ``+``,
+    ``-``, a space or a backslash, so a file's content cannot forge one."""
     if not isinstance(target, BatchTarget):
-        return "\n".join(h.text.rstrip("\n") for h in target.hunks)
+        return "\n".join(numbered_hunk(h) for h in target.hunks)
     blocks = []
     for part in target.parts:
-        body = "\n".join(h.text.rstrip("\n") for h in part.hunks)
+        body = "\n".join(numbered_hunk(h) for h in part.hunks)
         blocks.append(f"File: {_file_line(part)}\n{body}")
     return "\n".join(blocks)
+
+
+def numbered_hunk(hunk: Hunk) -> str:
+    """``hunk`` as git printed it, with the head revision's line number after the ``+`` or
+    space of every added and context line, and a tab before the code, as ``read_file``
+    numbers them (``+  12<TAB>code``); a removed line has no head number (``-    <TAB>code``).
+    Models count lines badly: a finding on a wrong line misses its inline comment."""
+    lines = hunk.text.rstrip("\n").split("\n")
+    width = len(str(hunk.new_start + max(hunk.new_count, 1)))
+    out = [lines[0]]
+    number = hunk.new_start
+    for line in lines[1:]:
+        mark = line[:1]
+        if mark == "\\":
+            out.append(line)
+        elif mark == "-":
+            out.append(f"-{'':>{width}}\t{line[1:]}")
+        else:  # added, or context (an empty context line may have lost its space)
+            out.append(f"{'+' if mark == '+' else ' '}{number:>{width}}\t{line[1:]}")
+            number += 1
+    return "\n".join(out)
 
 
 def task_prompt(
@@ -165,9 +196,11 @@ def task_prompt(
     deterministic: tuple[Finding, ...],
     pr_context: str = "",
     not_preloaded: str = "",
+    shape: str = "",
 ) -> str:
     """The first user message: the file, its matched hunks (``not_preloaded``: the note on
-    those over the budget, :meth:`Preloaded.note`) and what patterns found."""
+    those over the budget, :meth:`Preloaded.note`), what patterns found, and ``shape``: the
+    rest of the pull request (:func:`shape_text`)."""
     file = target.file
     listed = "\n".join(
         f"- {f.path}:{f.line} {f.severity.value} {f.title}" for f in deterministic
@@ -181,7 +214,8 @@ def task_prompt(
         )
     shared = {"rule_id": target.rule.id, "base_sha": base_sha, "head_sha": head_sha,
               "max_turns": str(max_turns), "boundary": boundary, "hunks": hunks,
-              "pr_context": not_preloaded + context, "deterministic": listed}
+              "pr_context": not_preloaded + context, "deterministic": listed,
+              "shape": shape}
     if isinstance(target, BatchTarget):
         paths = dict.fromkeys(_file_line(p) for p in target.parts)
         return render(load("task_batch"), file_count=str(len(paths)),
@@ -195,6 +229,60 @@ def task_prompt(
         flows=flows,
         **shared,
     )
+
+
+#: Other changed files an item's first message names; the rest are counted.
+MAX_LISTED_FILES = 40
+#: Findings of other rules an item's first message lists.
+MAX_KNOWN_FINDINGS = 30
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One file of the pull request, as an item's first message summarises it."""
+
+    path: str
+    kind: str
+    added: int
+    removed: int
+
+
+def shape_text(others: list[ChangedFile], known: list[Finding], boundary: str, *,
+               withheld: int = 0) -> str:
+    """What an item knows of the rest of the pull request: the other changed files with their
+    added and removed line counts (at most :data:`MAX_LISTED_FILES`, the rest counted), and
+    the findings other rules' patterns already made on the item's own files (at most
+    :data:`MAX_KNOWN_FINDINGS`). A problem often spans files; a model shown neither cannot
+    know to look, nor what not to repeat. Names and titles are the pull request's text:
+    they sit inside the untrusted block. ``withheld`` files (secret-bearing: the tools
+    withhold them) are counted, not named."""
+    parts: list[str] = []
+    if withheld:
+        parts.append(f"The pull request also changes {withheld} secret-bearing files (keys, "
+                     ".env, credentials) that no tool may read; the deterministic checks "
+                     "review them.\n")
+    if others:
+        rows = [f"- {one_line(f.path)} ({f.kind}, +{f.added} -{f.removed})"
+                for f in others[:MAX_LISTED_FILES]]
+        if len(others) > MAX_LISTED_FILES:
+            rest = others[MAX_LISTED_FILES:]
+            rows.append(f"- and {len(rest)} more files (+{sum(f.added for f in rest)} "
+                        f"-{sum(f.removed for f in rest)} lines in all): call git_diff with "
+                        "their paths, or list_files")
+        parts.append(
+            f"The pull request also changes these {len(others)} files (read them with "
+            "`git_diff(paths=[...])` or `read_file` when the problem may span files):\n"
+            f"<<<UNTRUSTED {boundary}\n" + "\n".join(rows) + f"\nUNTRUSTED {boundary}>>>\n")
+    if known:
+        rows = [f"- {one_line(f.path)}:{f.line} {f.severity.value} [{one_line(f.rule)}] "
+                f"{one_line(f.title)}" for f in known[:MAX_KNOWN_FINDINGS]]
+        if len(known) > MAX_KNOWN_FINDINGS:
+            rows.append(f"- and {len(known) - MAX_KNOWN_FINDINGS} more")
+        parts.append(
+            "Findings other rules' patterns already made on these files (they are reported "
+            "separately; do not repeat them, report what they miss):\n"
+            f"<<<UNTRUSTED {boundary}\n" + "\n".join(rows) + f"\nUNTRUSTED {boundary}>>>\n")
+    return "\n".join(parts)
 
 
 def flow_evidence(findings: tuple[Finding, ...], boundary: str) -> str:

@@ -5,7 +5,7 @@ A validation error goes back to the model as the tool result so it can correct i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from pydantic import (
@@ -24,7 +24,12 @@ from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
 from ..severity import one_line
 from ..tools.redaction import redact, strip_control
-from ..tools.schema import tool_schema
+from ..tools.schema import described, tool_schema
+
+#: Characters of the cited ``code`` a model may send.
+MAX_CODE_CHARS = 500
+#: How far from the reported line the cited code is looked for (and the line corrected).
+MAX_LINE_SHIFT = 30
 
 #: Fields of the finding contract the plugin sets itself: a model that echoes them (it saw
 #: the contract, or a deterministic finding, in its prompt) is not wrong, and what it sends is
@@ -53,6 +58,11 @@ class ReportedFinding(BaseModel):
     line: int = Field(ge=1, description="Line in the head revision (1-based).")
     end_line: int | None = Field(
         default=None, ge=1, description="Last line of the range, if several."
+    )
+    code: str | None = Field(
+        default=None, max_length=MAX_CODE_CHARS,
+        description="The code on `line`, copied exactly from the numbered hunk or read_file "
+        "(without the number): the line number is checked against it and corrected.",
     )
     category: str | None = None
     cwe: str | None = Field(default=None, description="For example CWE-89.")
@@ -110,10 +120,10 @@ class FindingsReport(BaseModel):
 #: Declared to the model with the repository tools; derived from :class:`FindingsReport`.
 REPORT_FINDINGS = ToolSpec(
     name="report_findings",
-    description=(
+    description=described((
         "End the review by reporting every confirmed finding (an empty list when none). "
         "Call exactly once, after investigating."
-    ),
+    ), FindingsReport),
     parameters=tool_schema(FindingsReport),
 )
 
@@ -144,13 +154,18 @@ def validate_report(
     args: dict[str, Any], *, rule_id: str, source: str, file: FileDiff,
     known_paths: Collection[str], line_count: Callable[[str], int | None] | None = None,
     ignored: list[str] | None = None,
+    head_lines: Callable[[str], Sequence[str] | None] | None = None,
+    line_notes: list[str] | None = None,
 ) -> list[Finding]:
     """Turn ``report_findings`` arguments into findings, or raise ``ValueError`` with a
     message written for the model (it is sent back as the tool result).
 
     ``line_count(path)`` is the number of lines of a head file (None when unknown): a line
     past the end is sent back. Keys the contract does not know are dropped and named in
-    ``ignored`` (``findings.0.note``), so the caller can record them.
+    ``ignored`` (``findings.0.note``), so the caller can record them. ``head_lines(path)`` is
+    a head file's lines (None when unknown): a finding's cited ``code`` is checked against
+    them (:func:`check_line`) and each correction or disagreement is described in
+    ``line_notes``.
     """
     try:
         report = FindingsReport.model_validate(args)
@@ -177,17 +192,28 @@ def validate_report(
                 f"findings.{i}.line: {path} has {total} lines at the head revision; line "
                 f"{last} is past its end. Report the line the problem is on."
             )
-        anchor = added.get(reported.line, reported.title) if path == file.path else reported.title
+        line, end_line, flag = reported.line, reported.end_line, ""
+        lines = head_lines(path) if head_lines is not None and reported.code else None
+        if lines is not None and reported.code:
+            line, flag = check_line(lines, reported.line, reported.code)
+            if end_line is not None:
+                end_line += line - reported.line
+            if line_notes is not None and (flag or line != reported.line):
+                line_notes.append(
+                    f"findings.{i} ({one_line(path)}:{reported.line}): "
+                    + (flag or f"line corrected to {line}, where the cited code is"))
+        anchor = added.get(line, reported.title) if path == file.path else reported.title
+        explanation = _clean(reported.explanation) or ""
         finding = Finding(
             rule=rule_id,
             severity=reported.severity,
             title=_clean(reported.title) or "",
             path=path,
-            line=reported.line,
-            end_line=reported.end_line,
+            line=line,
+            end_line=end_line,
             category=_clean(reported.category),
             cwe=_clean(reported.cwe),
-            explanation=_clean(reported.explanation) or "",
+            explanation=f"{explanation} [Line check: {flag}.]" if flag else explanation,
             exploit_scenario=_clean(reported.exploit_scenario) or "",
             recommendation=_clean(reported.recommendation) or "",
             suggestion=_clean(reported.suggestion),
@@ -196,3 +222,33 @@ def validate_report(
         )
         findings.append(finding.with_fingerprint(anchor))
     return findings
+
+
+def _squashed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def check_line(lines: Sequence[str], line: int, code: str) -> tuple[int, str]:
+    """The line the cited ``code`` is on, near the reported ``line`` of a file of ``lines``,
+    and a flag ('' when they agree or the line was corrected).
+
+    The first non-blank line of ``code`` is compared with whitespace squashed (a model
+    re-indents). When line ``line`` does not hold it, the nearest line within
+    :data:`MAX_LINE_SHIFT` that does is taken (the earlier on a tie); when none does, the
+    reported line stays and the flag says they disagree.
+    """
+    cited = next((_squashed(row) for row in code.splitlines() if row.strip()), "")
+    if not cited:
+        return line, ""
+
+    def holds(number: int) -> bool:
+        return 1 <= number <= len(lines) and cited in _squashed(lines[number - 1])
+
+    if holds(line):
+        return line, ""
+    for shift in range(1, MAX_LINE_SHIFT + 1):
+        for candidate in (line - shift, line + shift):
+            if holds(candidate):
+                return candidate, ""
+    return line, (f"the cited code was not found at line {line} or within {MAX_LINE_SHIFT} "
+                  "lines of it; the line may be wrong")

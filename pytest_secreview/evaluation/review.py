@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -25,7 +25,8 @@ from ..errors import EvaluationError, SecreviewError
 from ..github.context import PullRequest
 from ..llm.base import ChatModel
 from ..llm.pricing import Price
-from ..rules.matcher import BatchTarget, FileHunks, Target
+from ..rules.matcher import BatchTarget, FileHunks, Target, match_file
+from ..rules.model import Rule
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
 from ..usage import ReviewUsage
@@ -35,9 +36,11 @@ from .evaluate import AgentOutput
 from .guidance import Guidance
 from .prompt import (
     PROMPT_VERSION,
+    ChangedFile,
     Preloaded,
     hunks_within,
     new_boundary,
+    shape_text,
     system_prompt,
     task_prompt,
     team_policy,
@@ -110,6 +113,51 @@ class ModelReviewer:
         # The head commit's tree, listed once per process and shared by every item's tools.
         self.tree = GitTree(repo, diff.head_sha)
         self._line_counts: dict[str, int] = {}
+        #: The session's rules with ``detect`` patterns: their findings on an item's files are
+        #: listed in its first message (:func:`share_rules` sets them once they are parsed).
+        self.known_rules: tuple[Rule, ...] = ()
+        #: The general review's rule (``coverage:``): its method goes into every specific
+        #: rule's prompt, whose hunks it does not review itself (set by :func:`share_rules`).
+        self.general: Rule | None = None
+        self._known: dict[str, tuple[Finding, ...]] = {}
+
+    @cached_property
+    def changed_files(self) -> dict[str, ChangedFile]:
+        """Every file of the pull request with its added and removed line counts, counted
+        once per process for every item's first message."""
+        return {f.path: ChangedFile(f.path, f.kind.value,
+                                    sum(len(h.added_texts()) for h in f.hunks),
+                                    sum(len(h.removed_texts()) for h in f.hunks))
+                for f in self.diff.files}
+
+    def shape(self, target: Target) -> tuple[list[ChangedFile], int, list[Finding]]:
+        """The rest of the pull request for ``target``'s first message: the other changed
+        files, how many more the gate withholds, and what other rules' patterns found on its
+        own files."""
+        mine = {part.file.path for part in target.parts}
+        # A file the gate withholds is not named to the model, as in a batch: the note on
+        # the listing counts it.
+        gate = Gate()
+        rest = [f for path, f in self.changed_files.items() if path not in mine]
+        others = [f for f in rest if gate.reason(f.path) is None]
+        found = [f for part in target.parts for f in self.known_findings(part.file)
+                 if f.rule != target.rule.id]
+        return others, len(rest) - len(others), found
+
+    def known_findings(self, file: FileDiff) -> tuple[Finding, ...]:
+        """What the detect patterns of every known rule report on ``file`` (each rule on the
+        files it selects, as its own items would), computed once per file per process."""
+        with self._lock:
+            cached = self._known.get(file.path)
+        if cached is not None:
+            return cached
+        from .deterministic import run_detect
+
+        found = tuple(f for rule in self.known_rules if match_file(rule, file) is not None
+                      for f in run_detect(rule, file))
+        with self._lock:
+            self._known[file.path] = found
+        return found
 
     @cached_property
     def blobs(self) -> dict[str, str]:
@@ -127,6 +175,15 @@ class ModelReviewer:
                 data = self.tree.read_blob(entry, max_bytes=_COUNT_LIMIT)
                 self._line_counts[path] = data.count(b"\n") + (not data.endswith(b"\n"))
             return self._line_counts[path]
+
+    def head_lines(self, path: str) -> list[str] | None:
+        """A head file's lines, to check a reported line against the code a model cites
+        (None when it is not a regular file or too big)."""
+        entry = self.tree.entries.get(path)
+        if entry is None or entry.kind != "file" or entry.size > _COUNT_LIMIT:
+            return None
+        data = self.tree.read_blob(entry, max_bytes=_COUNT_LIMIT)
+        return data.decode("utf-8", "replace").splitlines()
 
     def loop_for(self, target: Target) -> AgentLoop:
         """The loop for the target's rule: its own model when it names one."""
@@ -155,6 +212,8 @@ class ModelReviewer:
             "max_output_tokens": self.max_output_tokens, "temperature": self.temperature,
             "max_tool_calls": self.max_tool_calls, "max_tokens": self.max_tokens,
             "guidance": self.guidance.digest, "max_context_chars": self.max_context_chars,
+            "shape": repr(self.shape(target)),
+            "general": self.general.content_sha if self.general is not None else None,
         })
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
@@ -235,7 +294,7 @@ class ModelReviewer:
         team = self.guidance.precedents_for(target.rule.id)
         for path in dict.fromkeys(f.path for f in checked if wanted(f)):
             # One independent look per file: the whole file, only its own findings.
-            text = numbered(self._head_text(path), self.max_context_chars)
+            text = numbered(self._head_text(path), self.max_context_chars, path=path)
             look = boundary if boundary not in text else new_boundary(text)
             checked, more = verify_findings(
                 loop, registry, checked, hunks=text, boundary=look, usage=usage,
@@ -304,8 +363,11 @@ class ModelReviewer:
                                   head_sha=self.diff.head_sha, github=github, tree=self.tree)
         boundary = self._boundary
         left_out = "\n".join(preloaded.left_out)
-        if boundary in hunks or boundary in pr_context or boundary in left_out:
-            boundary = new_boundary(hunks, pr_context, left_out)
+        others, withheld, found = self.shape(target)
+        shape = redact(shape_text(others, found, boundary, withheld=withheld))
+        if any(boundary in text for text in (hunks, pr_context, left_out, shape)):
+            boundary = new_boundary(hunks, pr_context, left_out, shape)
+            shape = redact(shape_text(others, found, boundary, withheld=withheld))
         rule = target.rule
         known = self.blobs.keys()
 
@@ -314,9 +376,14 @@ class ModelReviewer:
         def validate(args: dict[str, Any]) -> list[Finding]:
             source = "model:" + (usage.models[-1] if usage.models else "unknown")
             ignored: list[str] = []
+            line_notes: list[str] = []
             found = validate_report(args, rule_id=rule.id, source=source, file=target.file,
                                     known_paths=known, line_count=self.line_count,
-                                    ignored=ignored)
+                                    ignored=ignored, head_lines=self.head_lines,
+                                    line_notes=line_notes)
+            if line_notes:  # what the line check corrected or flagged, for the item's log
+                request.transcript.append({"event": "line_check",
+                                           "detail": "; ".join(line_notes[:20])})
             if ignored:  # accepted, not trusted: the log says what the model sent beyond it
                 request.transcript.append({"event": "report_findings", "detail": (
                     "ignored keys the finding contract does not have: "
@@ -334,12 +401,12 @@ class ModelReviewer:
                 for path, file in files.items() if file.kind.value != "deleted")
 
         request = ReviewRequest(
-            system=system_prompt(target, boundary, self.team),
+            system=system_prompt(target, boundary, self.team, self.general),
             task=task_prompt(
                 target, hunks=hunks, boundary=boundary, base_sha=self.diff.base_sha,
                 head_sha=self.diff.head_sha, max_turns=rule.max_turns or self.max_turns,
                 deterministic=deterministic, pr_context=pr_context,
-                not_preloaded=preloaded.note(boundary),
+                not_preloaded=preloaded.note(boundary), shape=shape,
             ),
             registry=registry,
             validate=validate,
@@ -368,6 +435,16 @@ class ModelReviewer:
 
 #: Files bigger than this are not read to check a reported line against their length.
 _COUNT_LIMIT = 8 << 20
+
+
+def share_rules(agent: object, rules: Sequence[Rule]) -> None:
+    """Give the model reviewer(s) of ``agent`` (one reviewer, or a consensus of several) the
+    session's rules, once: each item's first message then lists what the other rules'
+    patterns found on its files."""
+    for reviewer in getattr(agent, "reviewers", (agent,)):
+        if isinstance(reviewer, ModelReviewer) and not reviewer.known_rules:
+            reviewer.general = next((rule for rule in rules if rule.coverage is not None), None)
+            reviewer.known_rules = tuple(rule for rule in rules if rule.detect)
 
 
 def _with_preloading(output: AgentOutput, preloaded: Preloaded) -> AgentOutput:
@@ -404,7 +481,7 @@ def _without_denied(target: BatchTarget) -> tuple[BatchTarget | None, str]:
 
 
 #: Bumped when the tools' behaviour changes what a review can see; part of the cache key.
-TOOLS_VERSION = "1"
+TOOLS_VERSION = "2"
 
 
 def _from_cache(entry: dict[str, Any]) -> AgentOutput:

@@ -30,7 +30,8 @@ class FixResult:
     status: str  # "kept" or "dropped"
     reason: str
     #: True when the deterministic checks re-ran on the patched file and no longer report
-    #: the finding; False for a kept patch of a model's own finding (no check to re-run).
+    #: the finding, or (a model's own finding, no check to re-run) the model, reading the
+    #: patched revision with the tools, judged it gone; False otherwise.
     verified: bool = False
     explanation: str = ""
     patch: str = ""  # the applied patch as git writes it (kept patches only)

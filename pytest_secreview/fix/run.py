@@ -21,6 +21,7 @@ from ..tools import build_registry, redact
 from ..tools.gate import deny_reason
 from ..usage import ReviewUsage
 from .apply import read_blob
+from .confirm import check_fix
 from .propose import Proposal, propose
 from .recheck import Rechecker
 from .result import FixResult, dropped, kept
@@ -115,9 +116,10 @@ class Fixer:
             max_output_tokens=reviewer.max_output_tokens, max_tool_calls=reviewer.max_tool_calls,
             temperature=reviewer.temperature,
         )
-        return self._judge(finding, proposal)
+        return self._judge(target, finding, proposal, usage)
 
-    def _judge(self, finding: Finding, proposal: Proposal) -> tuple[FixResult, str | None]:
+    def _judge(self, target: Target, finding: Finding, proposal: Proposal, usage: ReviewUsage
+               ) -> tuple[FixResult, str | None]:
         applied = proposal.applied
         if applied is None:
             return dropped(finding, proposal.problem or "no patch", proposal.explanation), None
@@ -138,18 +140,45 @@ class Fixer:
             return dropped(finding, f"the patch applies but introduces a new finding: "
                            f"{new.path}:{new.line} {new.severity.value} {new.title} "
                            f"({new.rule})", proposal.explanation), None
+        gone: bool | None = check.gone
+        reason = ("applies to the head revision; the deterministic checks no longer report "
+                  "the finding")
+        if gone is None:
+            # A model's own finding: no check can re-run, so the model is asked, with the
+            # tools over the patched revision, whether the problem is still there.
+            gone, reason = self._model_check(target, finding, applied.commit, applied.diff,
+                                             usage)
         suggestion = None
-        if check.gone and proposal.paths == (finding.path,):
+        if gone and proposal.paths == (finding.path,):
             head = read_blob(self.repo, self.diff.head_sha, finding.path)
             patched = read_blob(self.repo, applied.commit, finding.path)
             if head is not None and patched is not None:
                 suggestion = suggestion_for(head, patched, finding.line, finding.end_line)
-        reason = ("applies to the head revision; the deterministic checks no longer report the "
-                  "finding" if check.gone else
-                  "applies to the head revision; a model's finding has no deterministic check "
-                  "to re-run, so whether it is gone is the reviewer's call")
-        return kept(finding, reason, verified=bool(check.gone), explanation=proposal.explanation,
+        return kept(finding, reason, verified=bool(gone), explanation=proposal.explanation,
                     patch=applied.diff, suggestion=suggestion is not None), suggestion
+
+    def _model_check(self, target: Target, finding: Finding, patched: str, patch: str,
+                     usage: ReviewUsage) -> tuple[bool, str]:
+        """Whether the model clears the patched revision of ``finding``, and the kept
+        patch's reason saying so."""
+        reviewer = self.reviewer
+        assert reviewer is not None
+        unverified = "applies to the head revision; unverified: "
+        try:
+            if reviewer.budget is not None:
+                reviewer.budget.check(f"checking the fix for {finding.rule} on {finding.path}")
+            tools = build_registry(self.repo, base_sha=self.diff.base_sha, head_sha=patched)
+        except SecreviewError as exc:
+            return False, f"{unverified}the model could not check the patch: {exc}"
+        judged = check_fix(reviewer.loop_for(target), tools, finding, patch, usage=usage,
+                           max_output_tokens=reviewer.max_output_tokens)
+        if judged.cleared:
+            return True, ("applies to the head revision; the model, reading the patched "
+                          f"revision, judged the finding gone: {judged.reason}")
+        if judged.cleared is False:
+            return False, (f"{unverified}the model, reading the patched revision, judged the "
+                           f"finding still there: {judged.reason}")
+        return False, f"{unverified}{judged.reason}"
 
 
 def _with_fix_usage(usage: dict[str, Any], fix: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..evaluation.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
 from ..tools.gate import deny_reason
-from ..tools.schema import tool_schema
+from ..tools.schema import described, tool_schema
 
 #: A fix is a small edit: past this the patch is refused (and the model told).
 MAX_PATCH_CHARS = 20_000
@@ -48,11 +48,11 @@ class ProposedPatch(BaseModel):
 
 PROPOSE_PATCH = ToolSpec(
     name=TOOL_NAME,
-    description=(
+    description=described((
         "End the task: propose the smallest patch that fixes the finding, as a unified diff "
         "against the head revision (or no patch, with the reason). Call exactly once, after "
         "reading the code."
-    ),
+    ), ProposedPatch),
     parameters=tool_schema(ProposedPatch),
 )
 

@@ -10,7 +10,7 @@ is the review's, and every setting came from the job before the question was rea
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -20,7 +20,7 @@ from ..evaluation.agent import final_tool
 from ..evaluation.prompt import render
 from ..evaluation.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
-from ..tools.schema import tool_schema
+from ..tools.schema import described, tool_schema
 
 #: Characters of the model's answer kept (GitHub allows 65,536 per comment).
 ANSWER_LIMIT = 12_000
@@ -39,13 +39,16 @@ class AnswerArgs(BaseModel):
 
 ANSWER_QUESTION = ToolSpec(
     name="answer_question",
-    description=(
+    description=described((
         "End your work: give the answer to the question, in plain prose (fenced code blocks "
         "allowed). Call exactly once, after investigating."
-    ),
+    ), AnswerArgs),
     parameters=tool_schema(AnswerArgs),
 )
-ANSWER_TOOL = final_tool(ANSWER_QUESTION, '{"answer": "..."}')
+ANSWER_TOOL = replace(final_tool(ANSWER_QUESTION, '{"answer": "..."}'), outcome="answer",
+                      text_answer=lambda text: {"answer": text.strip()} if text.strip() else None)
+"""``answer_question``, or a reply in plain text: models often answer a question in prose
+instead of calling the tool, and that prose is the answer."""
 
 SYSTEM = """\
 You are pytest-secreview, a security reviewer answering a question a maintainer asked about a \

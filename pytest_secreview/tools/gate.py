@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from fnmatch import fnmatchcase
+from typing import Any
 
 from ..logs import get_logger
 from .errors import GateDenied
@@ -206,15 +207,64 @@ class Gate:
             self.record(tool, path, reason)
             raise GateDenied(path, reason)
 
-    def filter(self, paths: Iterable[str], *, tool: str) -> tuple[list[str], int]:
-        """Split result paths into those that may be shown and a count of those withheld."""
+    def filter(
+        self, paths: Iterable[str], *, tool: str
+    ) -> tuple[list[str], list[tuple[str, str]]]:
+        """Split result paths into those that may be shown and the ``(path, reason)`` of those
+        withheld (:func:`withheld_note` names them to the model)."""
         allowed: list[str] = []
-        withheld = 0
+        withheld: list[tuple[str, str]] = []
         for path in paths:
             reason = self.reason(path)
             if reason is None:
                 allowed.append(path)
             else:
-                withheld += 1
+                withheld.append((path, reason))
                 self.record(tool, path, reason, stage="result")
         return allowed, withheld
+
+
+#: Withheld entries a tool result names one by one; the rest are counted.
+MAX_WITHHELD_NAMED = 30
+
+
+def _denied_directory(path: str) -> str | None:
+    """The leading directories of ``path`` that a whole-directory rule denies (``.aws`` for
+    ``.aws/credentials``), as written in ``path``; None when the file itself is denied."""
+    parts = path.split("/")
+    lowered = _normalise(path)
+    if len(lowered) != len(parts):
+        return None
+    for i, part in enumerate(lowered[:-1]):
+        if part in _DENIED_DIRS:
+            return "/".join(parts[: i + 1])
+    for sequence, _reason in _DENIED_DIR_SEQUENCES:
+        for i in range(len(lowered) - len(sequence)):
+            if tuple(lowered[i : i + len(sequence)]) == sequence:
+                return "/".join(parts[: i + len(sequence)])
+    return None
+
+
+def withheld_note(withheld: Iterable[tuple[str, str]]) -> str:
+    """The lines telling a model what the gate withheld from a result and why: each file by
+    name, a directory withheld as a whole once with its file count; at most
+    :data:`MAX_WITHHELD_NAMED` entries, then a count. Empty when nothing was withheld."""
+    entries: dict[str, list[Any]] = {}
+    total = 0
+    for path, reason in withheld:
+        total += 1
+        directory = _denied_directory(path)
+        key = f"{directory}/" if directory is not None else path
+        entry = entries.setdefault(key, [0, reason])
+        entry[0] += 1
+    if not total:
+        return ""
+    lines = [f"[{total} matching paths withheld by the security gate (secret-bearing files, "
+             "which no tool may read):"]
+    for key, (count, reason) in list(entries.items())[:MAX_WITHHELD_NAMED]:
+        what = f"{display_path(key)} ({count} files)" if key.endswith("/") else display_path(key)
+        lines.append(f"  {what}: {reason}")
+    if len(entries) > MAX_WITHHELD_NAMED:
+        lines.append(f"  ... and {len(entries) - MAX_WITHHELD_NAMED} more entries")
+    lines.append("]")
+    return "\n".join(lines)

@@ -11,6 +11,7 @@ result names them so the reviewer knows the change touched them.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from pydantic import Field
@@ -22,11 +23,19 @@ from .gate import Gate
 from .gittree import GIT_TIMEOUT, GitTree, resolve_commit, run_git_capped
 from .limits import ToolLimits
 from .registry import Tool
+from .sandbox import MAX_PATH_CHARS, clean_relative
 from .schema import ToolArgs
 
 _DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "-M")
 # More exclusions than this would not fit a command line; the tool refuses instead.
 _MAX_EXCLUDES = 2000
+#: Paths one ``git_diff`` call may name.
+MAX_DIFF_PATHS = 50
+# Room left in a result for the header, the cut note and the gate's list.
+_NOTE_ROOM = 3000
+
+_FILE_HEADER = re.compile(r"^diff --git a/.* b/(?P<path>.*)$")
+_HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@")
 
 
 class GitDiffArgs(ToolArgs):
@@ -34,6 +43,11 @@ class GitDiffArgs(ToolArgs):
 
     base: str | None = Field(
         default=None, max_length=255, description="Branch, tag or commit SHA to diff against."
+    )
+    paths: list[str] | None = Field(
+        default=None, max_length=MAX_DIFF_PATHS,
+        description="Only the changes to these files or directories (repository-relative, "
+        "e.g. ['src/app.py']). Default: every changed file.",
     )
 
 
@@ -50,6 +64,10 @@ class GitShowArgs(ToolArgs):
     """Arguments of ``git_show``."""
 
     ref: str = Field(max_length=255, description="Commit SHA, branch or tag (not 'rev:path').")
+    paths: list[str] | None = Field(
+        default=None, max_length=MAX_DIFF_PATHS,
+        description="Only the changes to these files or directories. Default: all.",
+    )
 
 
 class GitTools:
@@ -113,6 +131,32 @@ class GitTools:
             text += "\n[... truncated: git output exceeded the tool's limit ...]"
         return text
 
+    def _patch(self, *args: str, again: str, at_head: bool) -> str:
+        """git's patch output fitted to the result limit at a file boundary (or inside one
+        file's diff), followed by a note naming what was not shown and the call that shows it:
+        ``again`` is the tool call with ``{paths}`` left to fill in; ``at_head`` when the
+        patch's new side is the reviewed head, so ``read_file`` shows the rest of a cut file."""
+        data, _truncated = run_git_capped(
+            self.root, *args, max_bytes=self.limits.git_output_bytes
+        )
+        text = data.decode("utf-8", "replace")
+        budget = self.limits.max_output_chars - _NOTE_ROOM
+        if len(text) <= budget:
+            return text
+        return _fit_patch(text, budget, again, at_head=at_head)
+
+    def _pathspecs(self, paths: list[str] | None, tool: str) -> list[str]:
+        """Literal pathspecs for the paths a model asked for, each checked by the sandbox and
+        the gate (a denied path refuses the call, as for the file tools)."""
+        specs: list[str] = []
+        for raw in paths or ():
+            if len(raw) > 4 * MAX_PATH_CHARS:
+                raise ToolError(f"path longer than {4 * MAX_PATH_CHARS} characters")
+            path = clean_relative(raw, allow_root=True)
+            self.gate.require(path, tool=tool)
+            specs.append(f":(literal){path}" if path else ".")
+        return specs
+
     @staticmethod
     def _withheld(notes: list[str]) -> str:
         if not notes:
@@ -130,14 +174,18 @@ class GitTools:
             timeout=GIT_TIMEOUT, check=False,
         ).stdout.decode("ascii", "replace").strip()
         start = merge_base or base  # unrelated histories: compare the two trees directly
+        specs = self._pathspecs(args.paths, "git_diff")
         names = self._names("diff", "--name-only", "-z", "--no-renames", "--end-of-options",
-                            start, head)
+                            start, head, "--", *specs)
         excludes, notes = self._exclusions(names, "git_diff")
-        diff = self._capped("diff", *_DIFF_FLAGS, "--end-of-options", start, head,
-                            "--", *excludes)
+        base_arg = f'base="{args.base}", ' if args.base else ""
+        diff = self._patch("diff", *_DIFF_FLAGS, "--end-of-options", start, head,
+                           "--", *(specs or ["."]), *excludes,
+                           again=f"git_diff({base_arg}paths={{paths}})", at_head=True)
+        limited = f", limited to {len(specs)} paths" if specs else ""
         header = (
             f"git diff {start[:12]}..{head[:12]} (merge base of {base_ref} and the reviewed "
-            f"head; {len(names)} files changed)\n"
+            f"head; {len(names)} files changed{limited})\n"
         )
         return header + (diff or "(no changes)\n") + self._withheld(notes)
 
@@ -154,13 +202,15 @@ class GitTools:
     def git_show(self, args: GitShowArgs) -> str:
         """One commit: message, statistics and patch."""
         sha = self._commit(args.ref, "git_show")
+        specs = self._pathspecs(args.paths, "git_show")
         names = self._names("diff-tree", "-r", "-z", "--name-only", "--no-commit-id", "--root",
-                            "-m", "--end-of-options", sha)
+                            "-m", "--end-of-options", sha, "--", *specs)
         excludes, notes = self._exclusions(names, "git_show")
-        shown = self._capped(
+        shown = self._patch(
             "show", *_DIFF_FLAGS, "--no-decorate", "--no-mailmap", "--format=fuller",
             "--date=iso-strict", "--stat=120", "--patch", "--end-of-options", sha, "--",
-            *excludes,
+            *(specs or ["."]), *excludes, again=f'git_show(ref="{sha}", paths={{paths}})',
+            at_head=sha == self.tree.sha,
         )
         return shown + self._withheld(notes)
 
@@ -172,7 +222,10 @@ class GitTools:
                 name="git_diff",
                 description=(
                     "The pull request's diff (from the merge base of `base` and the reviewed "
-                    "head, to the head). Default base: the PR's base commit."
+                    "head, to the head), optionally limited to `paths`. Default base: the PR's "
+                    f"base commit. At most {limits.max_output_chars:,} characters per result: a "
+                    "longer diff is cut at a file boundary and the result names the files not "
+                    "shown and the call that shows them."
                 ),
                 function=self.git_diff,
                 args_model=GitDiffArgs,
@@ -189,8 +242,59 @@ class GitTools:
             ),
             Tool(
                 name="git_show",
-                description="One commit's message, changed files and patch.",
+                description=(
+                    "One commit's message, changed files and patch; a patch over "
+                    f"{limits.max_output_chars:,} characters is cut and the result names the "
+                    "files not shown and how to read them."
+                ),
                 function=self.git_show,
                 args_model=GitShowArgs,
             ),
         ]
+
+
+def _fit_patch(text: str, budget: int, again: str, *, at_head: bool) -> str:
+    """``text`` (git patch output) cut to ``budget`` characters, with a note naming the files
+    whose diff is not shown (or shown in part) and the ``again`` call for them."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    used = 0
+    current = ""  # the file whose diff is being kept
+    head_line = 0  # the head line the kept part of that file's diff reached
+    cut_inside = False
+    rest: list[str] = []
+    for number, line in enumerate(lines):
+        header = _FILE_HEADER.match(line)
+        if used + len(line) + 1 > budget:
+            cut_inside = not header and bool(current)
+            rest = [m.group("path") for m in map(_FILE_HEADER.match, lines[number:]) if m]
+            break
+        if header:
+            current, head_line = header.group("path"), 0
+        hunk = _HUNK_HEADER.match(line)
+        if hunk:
+            head_line = int(hunk.group("start")) - 1
+        elif current and line[:1] in (" ", "+") and not line.startswith("+++ "):
+            head_line += 1
+        kept.append(line)
+        used += len(line) + 1
+    notes: list[str] = []
+    if cut_inside:
+        rest_of_file = (f'read the rest with read_file(path="{current}", '
+                        f"offset={head_line + 1})" if at_head
+                        else "it is too long for one result")
+        notes.append(f"the diff of {current!r} is cut after its new line {head_line}: "
+                     f"{rest_of_file}")
+        rest = [path for path in rest if path != current]
+    if rest:
+        shown = rest[:20]
+        listed = ", ".join(f'"{path}"' for path in shown)
+        more = f" (and {len(rest) - 20} more files)" if len(rest) > 20 else ""
+        notes.append(
+            f"the diffs of {len(rest)} more files are not shown; read them with "
+            f"{again.format(paths='[' + listed + ']')}{more}"
+        )
+    return "\n".join(kept) + (
+        f"\n[... cut to fit the {budget + _NOTE_ROOM:,}-character result limit: "
+        f"{'; '.join(notes) or 'the rest is not shown'} ...]\n"
+    )

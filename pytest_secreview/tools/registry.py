@@ -25,7 +25,7 @@ from .errors import GateDenied, SandboxError
 from .gate import Denial, Gate, display_path
 from .output import MAX_OUTPUT_CHARS, sanitize
 from .sandbox import clean_relative
-from .schema import tool_schema
+from .schema import described, tool_schema
 
 logger = get_logger("pytest_secreview.tools")
 
@@ -41,7 +41,8 @@ class Tool:
     ``args_model`` (pydantic, closed: see :class:`~.schema.ToolArgs`) validates the arguments
     actually received and is passed to ``function``, which returns the result text or raises.
     ``parameters``, the JSON Schema declared to the model, is derived from ``args_model``
-    (:func:`~.schema.tool_schema`), so the two cannot disagree. ``path_params`` names the
+    (:func:`~.schema.tool_schema`), so the two cannot disagree, and the bounds of its arguments
+    are appended to ``description`` (:func:`~.schema.described`). ``path_params`` names the
     arguments the gate checks before the call.
     """
 
@@ -62,6 +63,7 @@ class Tool:
                 f"of the argument model {sorted(fields)}"
             )
         object.__setattr__(self, "parameters", tool_schema(self.args_model))
+        object.__setattr__(self, "description", described(self.description, self.args_model))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pydantic import Field
 from ..gitcmd import validate_ref
 from .errors import ToolError
 from .filetypes import decode_text, guess_type
-from .gate import Gate
+from .gate import Gate, withheld_note
 from .git_tools import GitTools
 from .github_tools import FetchPRFiles, GitHubPRContext
 from .gittree import GitTree, TreeEntry
@@ -209,22 +209,36 @@ class RepoTools:
         allowed, withheld = self.gate.filter([entry.path for entry in found], tool="list_files")
         kinds = {entry.path: entry.kind for entry in found}
         where = f" under {shown!r}" if shown else ""
+        note = withheld_note(withheld)
         if not allowed:
             text = f"No tracked files match {args.pattern!r}{where}."
         else:
-            cap = self.limits.max_list_entries
-            lines = [
-                path if kinds[path] == "file" else f"{path} ({kinds[path]})"
-                for path in allowed[:cap]
-            ]
+            # Room for the heading, the notes and the gate's list within the output limit.
+            budget = self.limits.max_output_chars - 1000 - len(note)
+            lines: list[str] = []
+            used = 0
+            for path in allowed[: self.limits.max_list_entries]:
+                row = path if kinds[path] == "file" else f"{path} ({kinds[path]})"
+                if lines and used + len(row) + 1 > budget:
+                    break
+                lines.append(row)
+                used += len(row) + 1
             heading = f"{len(allowed)} tracked files match {args.pattern!r}{where}:"
             text = "\n".join([heading, *lines])
-            if len(allowed) > cap:
-                hidden = len(allowed) - cap
-                text += f"\n[... {hidden} more files not shown; narrow the pattern or path ...]"
-        if withheld:
-            text += f"\n[{withheld} matching paths withheld by the security gate]"
-        return text
+            if len(lines) < len(allowed):
+                text += "\n" + self._rest_of_listing(allowed[len(lines):], args.pattern)
+        return text + (f"\n{note}" if note else "")
+
+    @staticmethod
+    def _rest_of_listing(rest: list[str], pattern: str) -> str:
+        """How to list the paths a cut listing left out: the directories they are in, each a
+        ``list_files`` call away."""
+        dirs = list(dict.fromkeys(path.rsplit("/", 1)[0] if "/" in path else "" for path in rest))
+        calls = [f'list_files(pattern="{pattern}", path="{d}")' for d in dirs[:5] if d]
+        more = f" (and {len(dirs) - 5} more directories)" if len(dirs) > 5 else ""
+        how = (f"; list them with {', '.join(calls)}{more}" if calls
+               else "; narrow the pattern")
+        return (f"[... {len(rest)} more files not shown, from {rest[0]!r} on{how} ...]")
 
     # -- search_files -------------------------------------------------------------------
 
@@ -262,7 +276,13 @@ class RepoTools:
 
         deadline = time.monotonic() + limits.search_seconds
         hits: list[str] = []
-        files_hit = searched = binary = 0
+        files_hit = searched = binary = used = 0
+        note = withheld_note(withheld)
+        # Room for the notes and the gate's list within the output limit: hits past it are
+        # not shown.
+        budget = limits.max_output_chars - 2000 - len(note)
+        full = False
+        last_path = ""
         for entry, data in self.tree.iter_blobs(readable, deadline=deadline):
             searched += 1
             if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -271,10 +291,16 @@ class RepoTools:
                 binary += 1
                 continue
             found = self._search_blob(entry.path, data, regex, limits.max_matches - len(hits))
+            for hit in found:
+                if used + len(hit) + 1 > budget:
+                    full = True
+                    break
+                hits.append(hit)
+                used += len(hit) + 1
             if found:
                 files_hit += 1
-                hits.extend(found)
-            if len(hits) >= limits.max_matches or time.monotonic() >= deadline:
+                last_path = entry.path
+            if full or len(hits) >= limits.max_matches or time.monotonic() >= deadline:
                 break
 
         notes = [f"searched {searched} of {len(readable)} files"]
@@ -283,21 +309,32 @@ class RepoTools:
         if large:
             notes.append(f"skipped {len(large)} larger than {limits.max_search_file_bytes:,} bytes")
         if withheld:
-            notes.append(f"{withheld} withheld by the security gate")
+            notes.append(f"{len(withheld)} withheld by the security gate, listed below")
         where = f" under {shown!r}" if shown else ""
         summary = f"{len(hits)} matching lines in {files_hit} files{where} ({'; '.join(notes)})"
         lines = hits or [f"No matches for {args.pattern!r}{where}."]
         lines.append(summary)
-        if len(hits) >= limits.max_matches:
+        if full or len(hits) >= limits.max_matches:
+            why = ("the output limit" if full else f"{limits.max_matches} matching lines")
             lines.append(
-                f"[stopped early after {limits.max_matches} matches; narrow the pattern, path "
-                "or glob to see the rest]"
+                f"[stopped early at {why}, in {last_path!r}; to see the rest search that file "
+                f'alone (path="{last_path}") and then the files after it, or narrow the pattern '
+                "or glob]"
             )
         elif searched < len(readable):
             lines.append(
-                f"[stopped early at the {limits.search_seconds:g}s time limit; narrow the path "
-                "or glob to search the remaining files]"
+                f"[stopped early at the {limits.search_seconds:g}s time limit after "
+                f"{searched} files; {len(readable) - searched} were not searched, from "
+                f"{readable[searched].path!r} on; search them with a narrower path or glob]"
             )
+        if large:
+            shown = ", ".join(repr(entry.path) for entry in large[:10])
+            lines.append(
+                f"[not searched, larger than {limits.max_search_file_bytes:,} bytes: {shown}"
+                f"{' and more' if len(large) > 10 else ''}; read them with read_file offset/limit]"
+            )
+        if note:
+            lines.append(note)
         return "\n".join(lines)
 
     @staticmethod
@@ -339,8 +376,10 @@ class RepoTools:
                 description=(
                     "Read a file of the pull request's head revision (tracked files only). "
                     f"Returns numbered lines, {limits.read_default_lines} by default and at most "
-                    f"{limits.read_max_lines} per call; when the file is longer the result says "
-                    "how to read more with offset. Binary files are described, not shown."
+                    f"{limits.read_max_lines} per call, lines over {limits.max_line_chars:,} "
+                    f"characters cut, at most {limits.max_output_chars:,} characters per "
+                    "result; when the file is longer the result says which offset to pass "
+                    "next. Binary files are described, not shown."
                 ),
                 function=self.read_file,
                 args_model=ReadFileArgs,
@@ -351,7 +390,11 @@ class RepoTools:
                 description=(
                     "List files tracked at the pull request's head revision whose path "
                     "(relative to `path`) matches a gitignore-style glob: '*.py' matches at "
-                    "any depth, 'src/**/*.ts' is anchored, '*' lists everything."
+                    "any depth, 'src/**/*.ts' is anchored, '*.{py,js}' matches either, '*' "
+                    f"lists everything. At most {limits.max_list_entries:,} paths and "
+                    f"{limits.max_output_chars:,} characters per result: a longer listing names "
+                    "the directories to list next. Secret-bearing files (keys, .env, "
+                    "credentials) are withheld and named with the reason."
                 ),
                 function=self.list_files,
                 args_model=ListFilesArgs,
@@ -362,7 +405,12 @@ class RepoTools:
                 description=(
                     "Search tracked text files of the head revision for an RE2 regular "
                     "expression (no look-around or back-references); returns 'path:line: "
-                    f"text', at most {limits.max_matches} lines, and says when it stopped early."
+                    f"text' (lines cut at {_MATCH_LINE_CHARS} characters), at most "
+                    f"{limits.max_matches} lines and {limits.max_output_chars:,} characters, "
+                    f"within {limits.search_seconds:g}s; files over "
+                    f"{limits.max_search_file_bytes:,} bytes are skipped and named. When it "
+                    "stops early it says where and how to search the rest. Secret-bearing files "
+                    "are withheld and named with the reason."
                 ),
                 function=self.search_files,
                 args_model=SearchFilesArgs,

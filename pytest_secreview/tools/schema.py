@@ -86,3 +86,32 @@ def plain_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
     converted: dict[str, Any] = convert(schema)
     return converted
+
+
+def described(description: str, model: type[BaseModel]) -> str:
+    """``description`` followed by the upper bounds of ``model``'s arguments that a model can
+    hit (lengths, counts, maxima), read from its declared schema: a model reads a tool's
+    description far more reliably than its schema, and a limit stated only in the schema is
+    met as a rejected call."""
+    bounds = _bounds(tool_schema(model), "")
+    if not bounds:
+        return description
+    return f"{description} Limits: {'; '.join(bounds)}."
+
+
+def _bounds(node: Any, where: str) -> list[str]:
+    if not isinstance(node, dict):
+        return []
+    found: list[str] = []
+    name = where or "arguments"
+    if "maxLength" in node:
+        found.append(f"{name} at most {node['maxLength']:,} characters")
+    if "maxItems" in node:
+        found.append(f"{name} at most {node['maxItems']:,} items")
+    if "maximum" in node and node.get("type") == "integer":
+        found.append(f"{name} at most {node['maximum']:,}")
+    for key, sub in node.get("properties", {}).items():
+        found.extend(_bounds(sub, f"{where}.{key}" if where else key))
+    if "items" in node:
+        found.extend(_bounds(node["items"], f"{where}[]"))
+    return found

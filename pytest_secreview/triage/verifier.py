@@ -44,13 +44,15 @@ def verifier_check(rule: Rule, team_precedents: tuple[str, ...], path: str,
                                                team_precedents))
     wanted = to_verify(threshold)
     return Check(system, lambda f: f.path == path and wanted(f),
-                 f"The whole file {one_line(path)} (head revision, numbered lines)",
+                 f"The whole file {one_line(path)} (head revision, numbered lines; a file "
+                 "over the context budget is cut, and the note at the cut says how to read "
+                 "the rest)",
                  "the verifier")
 
 
-def numbered(text: str, limit: int | None) -> str:
-    """``text`` with line numbers, cut at ``limit`` characters (None: whole) with a note
-    (the rest is a ``read_file`` away)."""
+def numbered(text: str, limit: int | None, *, path: str) -> str:
+    """``path``'s ``text`` with line numbers, cut at ``limit`` characters (None: whole) with a
+    note naming the lines not shown and the ``read_file`` call that shows them."""
     lines = text.splitlines()
     width = len(str(len(lines)))
     out: list[str] = []
@@ -58,8 +60,9 @@ def numbered(text: str, limit: int | None) -> str:
     for number, line in enumerate(lines, 1):
         row = f"{number:>{width}} | {line}"
         if limit is not None and used + len(row) + 1 > limit:
-            out.append(f"[cut at {limit:,} characters; lines {number}-{len(lines)} are not "
-                       "shown: read them with read_file]")
+            out.append(f"[cut at {limit:,} characters: lines {number}-{len(lines)} are not "
+                       f'shown; read them with read_file(path="{one_line(path)}", '
+                       f"offset={number})]")
             break
         out.append(row)
         used += len(row) + 1

@@ -27,7 +27,7 @@ from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
 from ..tools.redaction import redact, strip_control
 from ..tools.registry import ToolRegistry
-from ..tools.schema import tool_schema
+from ..tools.schema import described, tool_schema
 from ..usage import ReviewUsage
 
 SYSTEM = """You verify security findings that exact patterns or scanners produced on a pull
@@ -70,10 +70,10 @@ class _Verdicts(BaseModel):
 
 TRIAGE_FINDINGS = ToolSpec(
     name="triage_findings",
-    description=(
+    description=described((
         "End the triage: one verdict per numbered finding, confirm or dismiss, each with a "
         "one-line reason. Call exactly once, after investigating."
-    ),
+    ), _Verdicts),
     parameters=tool_schema(_Verdicts),
 )
 
