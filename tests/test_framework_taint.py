@@ -126,6 +126,18 @@ FOUND = {
             subprocess.run("systemctl restart " + unit, shell=True)
             return web.json_response({"ok": True})
         ''')}, "command-injection", ("server.py", 9)),
+    "route-named-like-a-test-is-a-view": Flow({"app.py": _code('''
+        import subprocess
+
+        from flask import Flask
+
+        app = Flask(__name__)
+
+
+        @app.route("/probe/<host>")
+        def test_probe(host):
+            return subprocess.check_output("ping -c1 " + host, shell=True)
+        ''')}, "command-injection", ("app.py", 10)),
     "flask-html-response-stays-xss": Flow({"app.py": _code('''
         from flask import Flask, Response, request
 

@@ -238,10 +238,13 @@ class Project:
         run.owner = owner.name if owner else None
         state = State()
         decorators = [run.dotted(_callee(d)) or "" for d in func.decorators]
+        # A route decorator makes a view whatever the function is called (a name is the pull
+        # request's to choose); mock.patch only looks like one.
+        view = any(any_match(ROUTE_DECORATORS, d) and not any_match(TEST_DECORATORS, d)
+                   for d in decorators)
         # A test or fixture is not a view, and its ``request`` is pytest's FixtureRequest.
-        test = func.name.startswith("test_") or any(any_match(TEST_DECORATORS, d)
-                                                   for d in decorators)
-        view = not test and any(any_match(ROUTE_DECORATORS, d) for d in decorators)
+        test = not view and (any(any_match(TEST_DECORATORS, d) for d in decorators) or (
+            func.name.startswith("test_") and _is_test_module(info.path)))
         resolver = not test and _is_resolver(func, decorators, owner)
         safe = _converters(func)
         params = func.params
@@ -318,6 +321,13 @@ def _class_name(node: ir.Expr) -> str:
 
 def _callee(node: ir.Expr) -> ir.Expr:
     return node.func if isinstance(node, ir.Call) else node
+
+
+def _is_test_module(path: str) -> bool:
+    """A pytest module by its name (``test_*.py``, ``*_test.py``, ``conftest.py``)."""
+    name = path.rsplit("/", 1)[-1]
+    return name == "conftest.py" or (name.endswith(".py") and (
+        name.startswith("test_") or name.endswith("_test.py")))
 
 
 def _json_route(func: ir.FuncDef, run: FunctionRun, info: ModuleInfo) -> bool:
