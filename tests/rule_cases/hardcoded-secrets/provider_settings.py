@@ -8,3 +8,8 @@ OPTIONAL = ["organization", "api_key", "api_type"]
 
 def load_provider():
     return {name: os.getenv(name.upper()) for name in ("api_key", "api_base")}
+
+
+def basic_auth():
+    # ruleid: hardcoded-secrets
+    return ("api_key", "Zq8vR2nL5tW1")
