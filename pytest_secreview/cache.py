@@ -5,11 +5,13 @@ errors and skips are never stored."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from .atomic import write_text_atomic
 
 #: Bumped when what is stored, or how it is used, changes meaning.
 CACHE_FORMAT = "1"
@@ -43,12 +45,7 @@ class EvaluationCache:
     def put(self, key: str, entry: dict[str, Any]) -> None:
         """Store ``entry`` atomically: concurrent writers of the same key each rename a
         complete file into place, so a reader never sees half an entry."""
-        path = self._path(key)
-        tmp = path.with_name(f".{key}.{os.getpid()}.{id(entry)}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({**entry, "format": CACHE_FORMAT}, sort_keys=True),
-                           encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            tmp.unlink(missing_ok=True)  # a cache that cannot be written is only slower
+        # A cache that cannot be written (or sits behind a link) is only slower.
+        with contextlib.suppress(OSError):
+            write_text_atomic(self._path(key),
+                              json.dumps({**entry, "format": CACHE_FORMAT}, sort_keys=True))

@@ -56,6 +56,11 @@ def pytest_configure(config: pytest.Config) -> None:
         # Items are evaluated in setup and judged in call: without the call, nothing is judged.
         raise pytest.UsageError("--secreview cannot run with --setup-only or --setup-plan: "
                                 "items are judged in their call phase")
+    if settings.enabled and not hasattr(config, "workerinput"):
+        from .reporting.output_paths import refuse_linked_outputs
+
+        # The checkout is the pull request's: no output may go through a link it committed.
+        refuse_linked_outputs(config, settings)
     if settings.enabled:
         from .heap import release_earlier_run
         from .reporting.summary import Summary

@@ -5,7 +5,6 @@ limits and the budget ledger, plus a per-session random secret."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import shutil
 import tempfile
@@ -15,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
+
+from .atomic import write_text_atomic
 
 WORKERINPUT_KEY = "secreview_session_dir"
 #: The ``workerinput`` key of the controller's start-up hand-off (``state.Handoff``).
@@ -54,9 +55,7 @@ class SharedJSON:
             except (FileNotFoundError, ValueError):
                 data = dict(self.default)
             result = change(data)
-            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data))
-            os.replace(tmp, self.path)
+            write_text_atomic(self.path, json.dumps(data))
             return result
 
     def read(self) -> dict[str, Any]:

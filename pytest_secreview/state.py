@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .atomic import write_bytes_atomic
 from .core.findings import Finding
 from .diff.model import Diff, FileDiff
 from .diff.prefetch import DiffPrefetch
@@ -217,9 +218,7 @@ class Handoff:
         """Store the hand-off in the session directory (once per session)."""
         path = session_dir / self.FILE
         if not path.exists():
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(tmp, path)
+            write_bytes_atomic(path, pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
         return path
 
     @classmethod

@@ -8,6 +8,10 @@ It serves the endpoints pytest-secreview uses, with GitHub's documented shapes:
 - ``POST /repos/{o}/{r}/pulls/{n}/comments/{id}/replies`` (a reply in a review thread) and
   ``GET /repos/{o}/{r}/collaborators/{login}/permission`` (from ``permissions``; 404 for a
   login that is not a collaborator)
+- ``GET /user``: the token's own account when ``login`` is set (a personal access token);
+  without it the token is an installation token like GitHub Actions' ``GITHUB_TOKEN``, which
+  GitHub answers with 403 "Resource not accessible by integration". What the token writes is
+  authored by ``login`` (type User), else by ``github-actions[bot]`` (type Bot).
 
 Lists are paginated like GitHub (``per_page`` default 30, at most 100, ``page``) with ``Link``
 headers (``next``, ``last``, ``first``, ``prev``). Every request must carry
@@ -122,6 +126,8 @@ class FakeGitHub:
     faults: list[Fault] = field(default_factory=list)
     #: login -> permission (admin, write, read, none) for the collaborator permission endpoint
     permissions: dict[str, str] = field(default_factory=dict)
+    #: the token's own login (a personal access token); None: GitHub Actions' bot token
+    login: str | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -169,6 +175,13 @@ class FakeGitHub:
         }
         self.issue_comments.append(comment)
         return comment
+
+    @property
+    def author(self) -> dict[str, str]:
+        """The ``user`` of what the token writes."""
+        if self.login is not None:
+            return {"login": self.login, "type": "User"}
+        return {"login": "github-actions[bot]", "type": "Bot"}
 
     def fault(self, kind: str, **options: Any) -> Fault:
         item = Fault(kind, **options)
@@ -234,6 +247,11 @@ class FakeGitHub:
 
     def _route(self, method: str, path: str, query: dict[str, str], headers: dict[str, str],
                raw: bytes) -> Answer:
+        if path == "/user" and method == "GET":
+            if self.login is None:
+                raise _Reply(403, {"message": "Resource not accessible by integration",
+                                   "documentation_url": "https://docs.github.com/rest"})
+            return 200, {"login": self.login, "id": 1, "type": "User"}, {}
         repo = re.escape(self.repository)
         permission = re.fullmatch(rf"/repos/{repo}/collaborators/([^/]+)/permission", path)
         if permission and method == "GET":
@@ -320,8 +338,9 @@ class FakeGitHub:
                               _headers: dict[str, str], raw: bytes) -> Answer:
         self._pr(number)
         data = self._body(raw, {"body"}, {"body"})
+        author = self.author
         comment = self.add_issue_comment(self._text(data["body"], "body"),
-                                         login="github-actions[bot]", user_type="Bot")
+                                         login=author["login"], user_type=author["type"])
         return 201, comment, {}
 
     def _update_issue_comment(self, comment_id: int, _query: dict[str, str],
@@ -358,8 +377,7 @@ class FakeGitHub:
         stored = []
         for comment in checked:
             stored.append({**comment, "id": self.new_id(), "pull_request_review_id": review_id,
-                           "commit_id": commit,
-                           "user": {"login": "github-actions[bot]", "type": "Bot"}})
+                           "commit_id": commit, "user": self.author})
         with self._lock:
             self.review_comments.extend(stored)
             review = {"id": review_id, "state": "COMMENTED", "body": data.get("body", ""),
@@ -416,8 +434,7 @@ class FakeGitHub:
             raise _unprocessable("Replies to replies are not supported.")
         comment = {"id": self.new_id(), "body": self._text(data["body"], "body"),
                    "in_reply_to_id": comment_id, "path": parent.get("path"),
-                   "line": parent.get("line"), "user": {"login": "github-actions[bot]",
-                                                        "type": "Bot"},
+                   "line": parent.get("line"), "user": self.author,
                    "html_url": f"https://github.com/{self.repository}/pull/{number}"
                                f"#discussion_r{self._next_id}"}
         with self._lock:

@@ -528,6 +528,26 @@ def test_rule_runs_only_the_named_rules(
     assert data["cost"]["model_calls"] == len(server.requests)
 
 
+def test_details_print_no_workflow_command_from_a_case(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A team's corpus lives in the repository: a pull request can add a case whose expected
+    # path holds a legacy workflow command (case ids are checked to be plain already).
+    corpus = tmp_path / "corpus"
+    _case(corpus, "evil-case", "description: an alias\nvulnerable: true\n"
+          + _expect("'m##[error]x.py'", 3, 3),
+          head={"m##[error]x.py": "import sys\nrun = dangerous\nrun(sys.argv[1])\n"})
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "dangerous-call.md").write_text(RULE)
+    status, out, _ = bench(capsys, str(corpus), "--no-bundled", "--rules", str(rules),
+                           "--details")
+    assert status == 0
+    missed = next(line for line in out.splitlines() if line.lstrip().startswith("missed"))
+    assert "evil-case" in missed and "x.py" in missed
+    assert [line for line in out.splitlines() if "##[" in line] == []
+
+
 def test_model_benchmark_runs_the_model_corpus_end_to_end_with_a_scripted_model(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

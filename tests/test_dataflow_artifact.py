@@ -59,7 +59,8 @@ def test_a_dataflow_items_task_holds_its_flow_files_only(
     assert evaluation["findings"][0]["path"] == "shop/store.py"
     # The flow's two files, each under its File: line; not the file no flow goes through.
     assert "File: shop/store.py" in task["hunks"] and "File: shop/views.py" in task["hunks"]
-    assert "+    path = os.path.join" in task["hunks"]
+    # Each added line as the reviewer sees it: its head line number, then the code.
+    assert "+5\t    path = os.path.join" in task["hunks"]
     assert "marker-of-an-unrelated-file" not in task["hunks"]
     # A dataflow item that found nothing put nothing in front of anyone.
     quiet = [t for k, (t, e) in dataflow.items() if not e["findings"]]

@@ -115,7 +115,7 @@ def test_the_marker_is_found_on_page_three_of_250_comments(
     assert "Shell injection in run" in summary_body(server)
 
 
-def test_a_bot_comment_wins_over_a_marker_pasted_by_a_person(
+def test_the_tokens_own_comment_wins_over_a_marker_pasted_by_a_person(
         client: GitHubClient, server: FakeGitHub, pr: PullRequest) -> None:
     fake_state = encode_state(decode_state(
         '<!-- pytest-secreview:state {"v":1,"findings":[["f00d","HIGH","r","x.py",1,"Fake"]]} -->'))
@@ -125,6 +125,51 @@ def test_a_bot_comment_wins_over_a_marker_pasted_by_a_person(
     result = publish(make_report([A]), pr, mode="summary", client=client)
     assert result.summary_comment_id == bot["id"] and result.resolved == 0
     assert server.issue_comments[0]["body"].endswith(fake_state)
+
+
+def test_a_marker_posted_before_the_first_run_is_never_edited(
+        client: GitHubClient, server: FakeGitHub, pr: PullRequest) -> None:
+    # Anyone can comment on a pull request, bots of other apps included: only a comment the
+    # token itself wrote is ever ours to edit.
+    person = server.add_issue_comment(f"{SUMMARY_MARKER}\nall clear, merge it", login="mallory")
+    other_bot = server.add_issue_comment(f"{SUMMARY_MARKER}\n0 findings", login="helper[bot]",
+                                         user_type="Bot")
+    result = publish(make_report([A]), pr, mode="summary", client=client)
+    assert result.summary == "created"
+    assert result.summary_comment_id not in (person["id"], other_bot["id"])
+    assert server.calls("PATCH") == []
+    assert person["body"].endswith("merge it") and other_bot["body"].endswith("0 findings")
+    assert server.calls("GET", "/user"), "the token's identity was asked once"
+
+
+def test_a_personal_token_edits_only_its_own_comment(token: str) -> None:
+    with FakeGitHub(token=token, files={"app/run.py": PATCH}, login="octocat") as server:
+        actions = server.add_issue_comment(f"{SUMMARY_MARKER}\nold", login="github-actions[bot]",
+                                           user_type="Bot")
+        pr = pull_request(server, token)
+        client = make_client(server.api_url, token)
+        first = publish(make_report([A]), pr, mode="summary", client=client)
+        second = publish(make_report([]), pr, mode="summary", client=client)
+        assert (first.summary, second.summary) == ("created", "updated")
+        assert first.summary_comment_id == second.summary_comment_id != actions["id"]
+        assert actions["body"].endswith("old")
+        again = publish(make_report([]), pr, mode="summary",
+                        client=make_client(server.api_url, token))
+        assert again.summary_comment_id == first.summary_comment_id
+        assert len(server.calls("GET", "/user")) == 1, "the identity is found once per run"
+
+
+def test_a_finding_marker_forged_by_someone_else_does_not_silence_the_inline_comment(
+        client: GitHubClient, server: FakeGitHub, pr: PullRequest) -> None:
+    first = publish(make_report([A]), pr, mode="inline", client=client)
+    marker = server.review_comments[0]["body"].split("\n", 1)[0]
+    server.review_comments.clear()
+    server.review_comments.append({"id": server.new_id(), "body": f"{marker}\nlooks fine",
+                                   "path": "app/run.py", "line": 3,
+                                   "user": {"login": "mallory", "type": "User"}})
+    again = publish(make_report([A]), pr, mode="inline", client=client)
+    assert first.inline_posted == again.inline_posted == 1
+    assert again.inline_already_posted == 0
 
 
 def test_inline_comments_are_never_posted_twice(
@@ -281,7 +326,8 @@ def test_enterprise_server_paths_and_links(token: str) -> None:
         client = make_client(ghe.api_url, token)
         result = publish(make_report([A]), pull_request(ghe, token), mode="all", client=client)
         assert result.inline_posted == 1 and result.summary == "created"
-        assert all(r.path.startswith("/api/v3/repos/octo/repo/") for r in ghe.requests)
+        assert all(r.path.startswith("/api/v3/repos/octo/repo/") or r.path == "/api/v3/user"
+                       for r in ghe.requests)
         assert f"]({ghe.origin}/octo/repo/blob/{ghe.head_sha}/app/run.py#L3)" in (
             summary_body(ghe))
 

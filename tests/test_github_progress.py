@@ -68,7 +68,9 @@ def test_progress_is_throttled_and_replaced_by_the_summary(
     assert "4 of 10 items done" in comment["body"]
     assert progress.update(11, force=True)
     assert "10 of 10 items done" in comment["body"]
-    assert [r.method for r in server.requests] == ["GET", "POST", "PATCH", "PATCH"]
+    assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in server.requests] == [
+        ("GET", "user"), ("GET", "comments"), ("POST", "comments"),
+        ("PATCH", str(progress.comment_id)), ("PATCH", str(progress.comment_id))]
     result = publish(make_report([make_finding()]), pr, mode="summary", client=client)
     assert result.summary == "updated" and result.summary_comment_id == progress.comment_id
     (final,) = server.summary_comments()

@@ -373,3 +373,35 @@ def test_help_says_which_ini_keys_are_command_line_or_env_only(
             assert f"command line or {spec.env} only" in " ".join(text.split(
                 "[pytest] configuration options", 1)[0].split())
     assert "never an ini file" not in helps["secreview_model"]
+
+
+def raw_workflow_commands(printed: str) -> list[str]:
+    """Lines the GitHub Actions runner would take as a command that is not one of the review's
+    own annotations: a legacy ``##[`` anywhere, or a line opening with ``::``."""
+    raw = []
+    for line in printed.splitlines():
+        ours = re.match(r"::(error|warning|notice) file=[^:]*::", line.lstrip())
+        if ("##[" in line or line.lstrip().startswith("::")) and not ours:
+            raw.append(line)
+    return raw
+
+
+def test_commands_outside_the_pytest_run_print_no_workflow_command_from_the_pr(
+    review_repo: Build, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = f"KEY = '{aws_key_id()}'\n"
+    project = review_repo(rules={"aws": SECRET_RULE}, base={".gitignore": IGNORE},
+                          pr={"svc/##[error]pwned.py": key})
+    token = make_token()
+    with fake_github(project, token) as github:
+        env = {**github_env(github, token), "GITHUB_ACTIONS": "true"}
+        phases_up_to_evaluate(project.path, env)
+        printed = [ok(secreview(project.path, "comment", "--artifacts", PHASED, "--comment",
+                                "all", "--dry-run", env=env)),
+                   ok(secreview(project.path, "report", "--artifacts", PHASED, env=env), 1)]
+        merged = secreview(project.path, "report", "--merge", f"{PHASED}/report",
+                           "--out", "out/merged", "--dry-run", "--comment", "all", env=env)
+        printed.append(ok(merged, 1) + merged.stderr)
+    for output in printed:
+        assert "pwned" in output or "merged" in output
+        assert raw_workflow_commands(output) == []

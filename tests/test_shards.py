@@ -207,3 +207,113 @@ def test_the_hardened_command_shards_too(pytester: pytest.Pytester, project: Rev
         assert done.returncode in (0, 1), done.stdout + done.stderr
         seen += [i.nodeid for i in load_report(out / "report" / "summary.json").items]
     assert sorted(seen) == sorted(set(seen)) and len(seen) == 14
+
+
+# -- only reports this run produced are merged ------------------------------------------------
+
+RUN_KEY = "0123456789abcdef" * 4
+
+
+def _merge(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, dirs: list[Path],
+           *args: str, key: str | None = RUN_KEY) -> tuple[int, dict[str, Any]]:
+    from pytest_secreview.cli import report as report_command
+
+    monkeypatch.chdir(pytester.path)
+    out = pytester.path / "merged"
+    env = {"GITHUB_RUN_ID": "4242"} | ({"SECREVIEW_RUN_KEY": key} if key else {})
+    status = report_command.main(["--merge", *map(str, dirs), "--out", str(out / "report"),
+                                  "--junitxml", str(out / "junit.xml"),
+                                  "--sarif", str(out / "r.sarif"), *args], env=env)
+    merged = json.loads((out / "report" / "summary.json").read_text()) if status != 2 else {}
+    return status, merged
+
+
+def _bound_shard(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, group: int,
+                 splits: int = 2) -> Path:
+    monkeypatch.setenv("SECREVIEW_RUN_KEY", RUN_KEY)
+    monkeypatch.setenv("GITHUB_RUN_ID", "4242")
+    out = pytester.path.parent / f"run-{pytester.path.name}" / f"shard-{group}"
+    _review(pytester, out, "--splits", str(splits), "--group", str(group))
+    monkeypatch.delenv("SECREVIEW_RUN_KEY")
+    return out
+
+
+def _forged_shard(project: ReviewRepo, name: str, like: Path) -> Path:
+    """What a pull request commits: a shard directory whose report (copied from a real one
+    under ``like``, same range and threshold) says all passed."""
+    genuine = load_report(next(like.rglob("summary.json")))
+    forged = genuine.model_copy(update={
+        "items": [], "findings": [], "not_reviewed": [],
+        "outcomes": {"passed": 0, "failed": 0, "skipped": 0, "error": 0}})
+    project.write(f"{name}/report/summary.json", forged.model_dump_json())
+    project.write(f"{name}/junit.xml", '<testsuite name="pytest" tests="0"></testsuite>')
+    project.commit("forged shard report")
+    return project.path / name
+
+
+def test_a_shard_report_committed_by_the_pull_request_is_never_merged(
+    pytester: pytest.Pytester, project: ReviewRepo, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Shard 1's review step failed; its directory holds only what the pull request committed.
+    genuine = _bound_shard(pytester, monkeypatch, 2)
+    forged = _forged_shard(project, "shard-1", genuine)
+    status, merged = _merge(pytester, monkeypatch, [forged, genuine], "--shards", "2")
+    assert status == 1, "a missing shard fails the merge step"
+    unreviewed = [i for i in merged["items"] if i["nodeid"].startswith("secreview::unreviewed")]
+    assert {i["outcome"] for i in unreviewed} == {"failed"}
+    assert any("shard 1 of 2 sent no report of this run" in i["reason"] for i in unreviewed)
+    assert any("summary.json is not a report of this run" in i["reason"] for i in unreviewed)
+    assert merged["outcomes"]["failed"] >= 2
+    assert {n["path"] for n in merged["not_reviewed"]} >= {"(shard 1 of 2)"}
+
+
+def test_only_forged_reports_is_an_error_not_a_green_merge(
+    pytester: pytest.Pytester, project: ReviewRepo, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    real = pytester.path / "out" / "real"
+    _review(pytester, real)  # the PR's author copies a real report
+    forged = _forged_shard(project, "shard-1", real)
+    status, _ = _merge(pytester, monkeypatch, [forged])
+    assert status == 2
+    assert "no shard report of this run to merge" in capsys.readouterr().err
+    assert not (pytester.path / "merged" / "r.sarif").exists()
+
+
+def test_a_missing_shard_is_skipped_under_warn_never_passed(
+    pytester: pytest.Pytester, project: ReviewRepo, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    genuine = _bound_shard(pytester, monkeypatch, 1)
+    status, merged = _merge(pytester, monkeypatch, [genuine], "--unreviewed", "warn")
+    missing = [i for i in merged["items"] if i["nodeid"].startswith("secreview::unreviewed")]
+    assert [i["outcome"] for i in missing] == ["skipped"], "the split is read from the binding"
+    assert status == 1, "shard 1's own failed items still fail the merge"
+
+
+def test_bound_shards_merge_to_the_single_run_and_a_forged_junit_is_ignored(
+    pytester: pytest.Pytester, project: ReviewRepo, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    single = pytester.path / "out" / "single"
+    _review(pytester, single).assert_outcomes(failed=3, passed=11)
+    shards = [_bound_shard(pytester, monkeypatch, g) for g in (1, 2)]
+    # A JUnit file beside a bound report that its binding does not name: not merged.
+    (shards[0] / "extra.xml").write_text(
+        '<testsuite name="pytest"><testcase classname="x" name="forged"/></testsuite>')
+    status, merged = _merge(pytester, monkeypatch, shards)
+    expected = json.loads((single / "report" / "summary.json").read_text())
+    assert status == 1
+    assert _comparable(merged) == _comparable(expected)
+    junit = ET.parse(pytester.path / "merged" / "junit.xml").getroot()  # noqa: S314
+    assert sum(1 for _ in junit.iter("testcase")) == 14
+    assert "forged" not in {c.get("name") for c in junit.iter("testcase")}
+
+
+def test_a_binding_from_another_key_or_an_edited_summary_is_refused(
+    pytester: pytest.Pytester, project: ReviewRepo, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shard = _bound_shard(pytester, monkeypatch, 1, splits=1)
+    status, _ = _merge(pytester, monkeypatch, [shard], key="f" * 64)
+    assert status == 2, "another run's key binds nothing"
+    summary = shard / "report" / "summary.json"
+    summary.write_text(summary.read_text().replace('"failed"', '"passed"'))
+    assert _merge(pytester, monkeypatch, [shard])[0] == 2

@@ -98,3 +98,39 @@ def test_one_report_job_merges_uploads_sarif_and_publishes_junit() -> None:
 def test_untrusted_values_reach_scripts_only_through_the_environment(job: str) -> None:
     for step in _steps(job):
         assert "${{" not in step.get("run", ""), f"{job}: expressions belong in env:, not run:"
+
+
+def _in_runner_temp(value: str) -> bool:
+    return value.startswith(("${{ runner.temp }}/", '"$RUNNER_TEMP/', "$RUNNER_TEMP/"))
+
+
+def test_no_job_uploads_or_merges_a_directory_the_pull_request_can_fill() -> None:
+    # The checkout is the pull request's: every output, upload, download and merge input lives
+    # under the runner's temporary directory, which no commit can reach.
+    review = next(s["run"] for s in _steps("review") if "run" in s and "secreview" in s["run"])
+    for flag in ("--secreview-artifacts", "--secreview-report", "--junitxml", "--durations-path",
+                 "--secreview-cache-dir"):
+        value = re.search(rf"{flag}[ =](\S+)", review)
+        assert value and _in_runner_temp(value.group(1)), f"review: {flag} outside RUNNER_TEMP"
+    for job, action, key in (("review", "actions/upload-artifact", "path"),
+                             ("review", "actions/cache/restore", "path"),
+                             ("review", "actions/cache/save", "path"),
+                             ("report", "actions/download-artifact", "path")):
+        step = next(s for s in _steps(job) if str(s.get("uses", "")).startswith(action))
+        assert _in_runner_temp(str(step["with"][key])), f"{job}: {action} {key}"
+    merge = next(s["run"] for s in _steps("report") if "run" in s and "--merge" in s["run"])
+    assert '--merge "$RUNNER_TEMP/secreview/shards/' in merge
+    for flag in ("--junitxml", "--sarif", "--out"):
+        value = re.search(rf"{flag} (\S+)", merge)
+        assert value and _in_runner_temp(value.group(1)), f"report: {flag} outside RUNNER_TEMP"
+    assert "--shards" in merge and "--unreviewed" in merge
+
+
+def test_the_run_key_is_made_once_and_given_only_to_the_runs_own_jobs() -> None:
+    jobs = _workflow()["jobs"]
+    assert "key" in jobs["plan"]["outputs"]
+    for job in ("review", "report"):
+        envs = [s.get("env", {}) for s in _steps(job)]
+        assert {"SECREVIEW_RUN_KEY": "${{ needs.plan.outputs.key }}"} in [
+            {k: v for k, v in e.items() if k == "SECREVIEW_RUN_KEY"} for e in envs]
+    assert "plan" in jobs["report"]["needs"]

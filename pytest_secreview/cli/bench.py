@@ -190,8 +190,8 @@ def render_text(corpus: Path, cases: int, model: str | None, rules: list[RuleSco
                     lines.append(f"  {n} times  {o.case_id}: {e.rule} {e.path}:{e.lines[0]}-"
                                  f"{e.lines[1]}")
             for e in o.fn:
-                lines.append(f"  missed   {o.case_id}: {e.rule} {e.path}:{e.lines[0]}-"
-                             f"{e.lines[1]}")
+                lines.append(f"  missed   {o.case_id}: {one_line(e.rule)} {one_line(e.path)}:"
+                             f"{e.lines[0]}-{e.lines[1]}")
             for f in o.fp:
                 lines.append(f"  false +  {o.case_id}: {one_line(f.rule)} "
                              f"{one_line(f.path)}:{f.line}")

@@ -22,18 +22,21 @@ from pathlib import Path
 
 from ..diff.git import load_diff
 from ..diff.model import Diff
-from ..errors import SecreviewError
+from ..errors import ConfigError, SecreviewError
 from ..github.context import pull_request_from_env
 from ..options import Settings
 from ..reporting.merge import (
     DURATIONS_NAME,
+    bind_shards,
     find_shard_files,
     load_report,
     merge_junit,
     merge_reports,
     write_durations,
+    write_junit,
 )
 from ..reporting.outputs import deliver_rich, write_summary_json
+from ..reporting.run_binding import run_key
 from ..severity import one_line
 from .phases import error_line
 
@@ -48,6 +51,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--merge", nargs="+", type=Path, metavar="DIR",
                         help="directories holding the shards' --secreview-report output and "
                              "JUnit files (searched recursively)")
+    parser.add_argument("--shards", type=int, metavar="N",
+                        help="with --merge: the number of shards the review was split into; "
+                             "a shard without a report of this run is unreviewed (default: "
+                             "the number the shards' bindings record)")
+    parser.add_argument("--unreviewed", choices=("fail", "warn", "skip"), default="fail",
+                        help="with --merge: what a shard without a report of this run becomes "
+                             "(default: fail; warn and skip make it skipped, never passed)")
     parser.add_argument("--artifacts", type=Path, metavar="DIR",
                         help="without --merge: the artifacts directory of the earlier phases "
                              "(default: SECREVIEW_ARTIFACTS or secreview-artifacts)")
@@ -85,11 +95,21 @@ def _local_diff(base_sha: str, head_sha: str) -> Diff | None:
 
 def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[str]]:
     """Do the merge; return the exit status and the lines to print."""
-    files = find_shard_files(args.merge)
-    report = merge_reports([load_report(p) for p in files.summaries], files.summaries)
+    if args.shards is not None and not 1 <= args.shards <= 1000:
+        raise ConfigError(f"--shards {args.shards}: pass the number of shards the review was "
+                          "split into (1 or more)")
+    try:
+        key = run_key(env)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    found = find_shard_files(args.merge)
+    files = bind_shards(found, key, env, shards=args.shards)
+    report = merge_reports([load_report(p) for p in files.summaries], files.summaries,
+                           files.unreviewed, unreviewed_policy=args.unreviewed)
     out: Path = args.out or Path("secreview-report")
     write_summary_json(report, out)
-    lines = [f"merged {len(files.summaries)} shard report(s): {len(report.items)} item(s), "
+    lines = [*files.lines,
+             f"merged {len(files.summaries)} shard report(s): {len(report.items)} item(s), "
              + ", ".join(f"{n} {k}" for k, n in report.outcomes.items())]
     if args.durations is not None:
         write_durations(report, args.durations, args.durations)
@@ -97,9 +117,7 @@ def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[s
         if not files.junit:
             lines.append("no JUnit files found in the shard directories; --junitxml not written")
         else:
-            args.junitxml.parent.mkdir(parents=True, exist_ok=True)
-            merge_junit(files.junit).write(args.junitxml, encoding="utf-8",
-                                           xml_declaration=True)
+            write_junit(merge_junit(files.junit), args.junitxml)
             lines.append(f"JUnit: {args.junitxml} ({len(files.junit)} file(s) merged)")
     settings = Settings(enabled=True, sarif=args.sarif, comment=args.comment, pr=args.pr,
                         repo=args.repo, dry_run=args.dry_run, artifacts=out)
@@ -132,8 +150,7 @@ def render(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[
                             lines=lines, needed_by="secreview report", env=env,
                             report_dir=args.out)
     if args.junitxml is not None:
-        args.junitxml.parent.mkdir(parents=True, exist_ok=True)
-        merge_junit([junit]).write(args.junitxml, encoding="utf-8", xml_declaration=True)
+        write_junit(merge_junit([junit]), args.junitxml)
         lines.append(f"JUnit: {args.junitxml}")
     return status, lines
 

@@ -17,6 +17,9 @@
   connection that never opened): retrying a POST after a 5xx could post a comment twice.
 - Errors are :class:`GitHubError` with the status and GitHub's message trimmed; the token is
   never in a message, a repr or a log line.
+- Identity (:meth:`GitHubClient.author`): the account the token writes as, asked once per
+  client. Only comments by that account are ever found again or edited (the summary, the
+  progress comment, inline comments): anyone can post a comment carrying our markers.
 - Dry run (``dry_run_dir``): mutating requests (POST, PATCH, PUT, DELETE) are written as
   numbered JSON files (``0001-POST.json``: method, URL, non-secret headers, JSON body) and not
   sent; the answer is ``{"id": 0, "dry_run": true}``. GETs are sent when a token is present,
@@ -27,6 +30,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -37,6 +41,7 @@ from typing import Any
 
 import httpx
 
+from ..atomic import check_output_path, write_text_atomic
 from ..backoff import Backoff
 from ..errors import SecreviewError
 from ..llm.http import USER_AGENT, parse_retry_after, shared_client
@@ -103,6 +108,30 @@ class GitHubRetry(Backoff):
 
 
 @dataclass(frozen=True)
+class Author:
+    """The account a token writes as: ``login`` and GitHub's user ``type`` (User, Bot)."""
+
+    login: str
+    type: str
+
+    def wrote(self, item: Any) -> bool:
+        """True when ``item`` (a comment as GitHub lists it) was written by this account."""
+        user = item.get("user") if isinstance(item, dict) else None
+        if not isinstance(user, dict):
+            return False
+        login, kind = user.get("login"), user.get("type")
+        # GitHub logins are case-insensitive; the type tells the bot from a user named alike.
+        return (isinstance(login, str) and login.lower() == self.login.lower()
+                and kind == self.type)
+
+
+#: Who GitHub Actions' ``GITHUB_TOKEN`` (an installation token) writes as.
+ACTIONS_BOT = Author("github-actions[bot]", "Bot")
+#: (API root, SHA-256 of the token) -> its account, asked once per process.
+_AUTHORS: dict[tuple[str, str], Author] = {}
+
+
+@dataclass(frozen=True)
 class Listing:
     """Items of a paginated list; ``complete`` is False when ``max_pages`` cut it short."""
 
@@ -140,6 +169,7 @@ class GitHubClient:
         self.max_pages = max_pages
         self.dry_run_dir = dry_run_dir
         self.waited = 0.0
+        self._author: Author | None = None
 
     def __repr__(self) -> str:
         token = "set" if self._token else "none"
@@ -155,6 +185,40 @@ class GitHubClient:
     def dry_run(self) -> bool:
         """True when mutating requests are written to files instead of sent."""
         return self.dry_run_dir is not None
+
+    def author(self) -> Author | None:
+        """The account this token writes as, found on the first call: ``GET /user`` for a
+        personal or OAuth token; an installation token (GitHub Actions' ``GITHUB_TOKEN``) is
+        refused there with 403 "Resource not accessible by integration" and writes as
+        :data:`ACTIONS_BOT`. None in a dry run without a token (nothing is listed then).
+
+        Raises :class:`GitHubError` when GitHub answers otherwise.
+        """
+        if self._author is not None:
+            return self._author
+        if self._token is None:
+            return None
+        # Once per run: the progress comment's client and the final one share the answer.
+        known = (self.api_url, hashlib.sha256(self._token.encode()).hexdigest())
+        self._author = _AUTHORS.get(known)
+        if self._author is None:
+            self._author = _AUTHORS[known] = self._ask_author()
+        return self._author
+
+    def _ask_author(self) -> Author:
+        try:
+            answer = self.get("/user")
+        except GitHubError as exc:
+            if not exc.integration_forbidden:
+                raise
+            return ACTIONS_BOT
+        login = answer.get("login") if isinstance(answer, dict) else None
+        kind = answer.get("type") if isinstance(answer, dict) else None
+        if not (isinstance(login, str) and login and isinstance(kind, str)):
+            raise GitHubError("GitHub GET /user answered without a login and type; the "
+                              "token's own comments cannot be told from others'",
+                              method="GET", path="/user")
+        return Author(login, kind)
 
     # -- public calls ---------------------------------------------------------------------
 
@@ -370,6 +434,7 @@ class GitHubClient:
                 body: Mapping[str, Any] | None) -> Any:
         assert self.dry_run_dir is not None
         directory = self.dry_run_dir
+        check_output_path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         # Continue the numbering of earlier runs into the same directory.
         taken = [int(m.group(1)) for p in directory.iterdir()
@@ -380,10 +445,8 @@ class GitHubClient:
                    if k != "Authorization"}
         record = {"method": method, "url": full_url, "headers": headers, "json": body}
         target = directory / f"{number:04d}-{method}.json"
-        target.write_text(
-            json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n",
-            encoding="utf-8",
-        )
+        write_text_atomic(
+            target, json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
         return {"id": 0, "dry_run": True}
 
     def _scrub(self, text: str) -> str:

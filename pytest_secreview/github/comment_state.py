@@ -135,30 +135,26 @@ class ExistingComment:
 
 def find_summary_comment(client: GitHubClient, pr: PullRequest,
                          warnings: list[str] | None = None) -> ExistingComment | None:
-    """The PR's summary comment, found by :data:`SUMMARY_MARKER` at the start of its body.
+    """The PR's summary comment: the oldest comment written by the token's own account
+    (:meth:`GitHubClient.author`) whose body starts with :data:`SUMMARY_MARKER`. A comment
+    by anyone else carrying the marker is never ours, whoever posted it first.
 
     Raises :class:`GitHubError`. A listing cut short by the page limit adds a warning.
     """
+    author = client.author()
     listing = client.paginate(f"/repos/{pr.repository}/issues/{pr.number}/comments")
     if not listing.complete and warnings is not None:
         warnings.append("the PR has more comments than the page limit; an older summary "
                         "comment may be missed and a second one created")
-    candidates = []
     for item in listing.items:
         if not isinstance(item, dict) or not isinstance(item.get("id"), int):
             continue
         body = item.get("body") or ""
-        if isinstance(body, str) and body.lstrip().startswith(SUMMARY_MARKER):
-            user = item.get("user") if isinstance(item.get("user"), dict) else {}
-            is_bot = isinstance(user, dict) and user.get("type") == "Bot"
+        if (author is not None and author.wrote(item) and isinstance(body, str)
+                and body.lstrip().startswith(SUMMARY_MARKER)):
             url = item.get("html_url")
-            candidates.append((not is_bot, ExistingComment(
-                item["id"], body, url if isinstance(url, str) else None)))
-    if not candidates:
-        return None
-    # Stable sort: bots first, then the order GitHub listed them in (oldest first).
-    candidates.sort(key=lambda c: c[0])
-    return candidates[0][1]
+            return ExistingComment(item["id"], body, url if isinstance(url, str) else None)
+    return None
 
 
 def upsert_summary(client: GitHubClient, pr: PullRequest, body: str,

@@ -7,8 +7,8 @@ raises and never changes an item's outcome: every failure becomes a warning in t
 Summary comment (modes ``summary`` and ``all``)
     Exactly one per PR. It starts with :data:`SUMMARY_MARKER`; the next run finds it again
     through the paginated issue comments and edits it in place (``PATCH``), or creates it.
-    When several comments carry the marker, one written by a bot account wins (a person could
-    paste the marker; GitHub Actions' token is a bot), else the oldest. The body ends with a
+    Only a comment written by the token's own account counts (anyone can paste the marker,
+    before the first run too); of those, the oldest. The body ends with a
     hidden state block listing the current findings (fingerprint, severity, rule, path, line,
     title), so the next run shows the findings fixed since then as resolved. A previous
     finding whose item was skipped or errored this time is not called resolved: it is carried
@@ -20,9 +20,10 @@ Inline review comments (modes ``inline`` and ``all``)
     ``inline_min_severity``) are posted as one review (``event: COMMENT``) on the PR head
     commit, at most ``max_inline`` per run, in batches. Each body carries the hidden marker
     ``<!-- pytest-secreview:finding:<fingerprint> -->``; existing review comments are listed
-    first and a fingerprint already posted is never posted again. Only lines in the PR's diff
-    can take a comment: the caller may pass ``commentable`` (path -> head line numbers);
-    otherwise the PR's files are fetched and each ``patch`` parsed for its right-side lines.
+    first and a fingerprint already posted by the token's own account is never posted again.
+    Only lines in the PR's diff can take a comment: the caller may pass ``commentable``
+    (path -> head line numbers); otherwise the PR's files are fetched and each ``patch``
+    parsed for its right-side lines.
     A multi-line finding whose whole range is in the diff gets ``start_line`` and, when it
     has a ``suggestion``, a ````suggestion`` block that replaces exactly those lines; a
     finding whose range is only partly in the diff is commented at its first line without a

@@ -114,10 +114,14 @@ def _anchor(finding: FindingReport, lines: Collection[int]) -> dict[str, Any] | 
 
 
 def _existing_fingerprints(client: GitHubClient, pr: PullRequest) -> set[str]:
+    author = client.author()
     listing = client.paginate(f"/repos/{pr.repository}/pulls/{pr.number}/comments")
     found = set()
     for item in listing.items:
-        body = item.get("body") if isinstance(item, dict) else None
+        # A marker in someone else's comment would silence ours: only the token's own count.
+        if author is None or not author.wrote(item):
+            continue
+        body = item.get("body")
         # Only a marker that opens the body counts: one quoted inside a text is not ours.
         marker = FINDING_MARKER_RE.match(body) if isinstance(body, str) else None
         if marker:

@@ -16,9 +16,12 @@ from ..severity import one_line
 
 class PrintingClient(GitHubClient):
     """A dry-run client that also prints each request it does not send: the method and URL
-    on one line, then the JSON body, byte for byte as :meth:`GitHubClient.request` would send
-    it (ASCII: every character outside it is a ``\\u`` escape, so nothing from the pull
-    request can drive the terminal), then a blank line."""
+    on one line, then the JSON body as :meth:`GitHubClient.request` would send it (ASCII:
+    every character outside it is a ``\\u`` escape, so nothing from the pull request can
+    drive the terminal), then a blank line. Both lines go through
+    :func:`~pytest_secreview.severity.one_line` like all printed text, so a file name holding
+    ``##[error]`` cannot become a workflow command; the exact bytes are in the dry-run
+    directory's request files."""
 
     def __init__(self, *args: Any, out: TextIO, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -28,7 +31,8 @@ class PrintingClient(GitHubClient):
                 params: Mapping[str, str | int] | None = None) -> Any:
         if method.upper() != "GET":
             body = b"" if json_body is None else encode_body(json_body)
-            self.out.write(f"{method.upper()} {self._url(path)}\n{body.decode('ascii')}\n\n")
+            self.out.write(f"{one_line(f'{method.upper()} {self._url(path)}')}\n"
+                           f"{one_line(body.decode('ascii'))}\n\n")
             self.out.flush()
         return super().request(method, path, json_body=json_body, params=params)
 

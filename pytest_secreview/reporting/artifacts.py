@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..atomic import UnsafeOutputPath, check_output_path, write_text_atomic
 from ..diff.model import Diff
 from ..rules.loader import RuleSource
 from ..tools.redaction import redact, strip_control
@@ -72,22 +73,25 @@ class ArtifactWriter:
     def _claim(self) -> None:
         if self._claimed:
             return
+        check_output_path(self.root)
         created = not self.root.exists()
         self.root.mkdir(parents=True, exist_ok=True)
         ignore = self.root / ".gitignore"
         earlier = (self.root / "diff.patch").is_file() and (self.root / "items").is_dir()
         if self._own and (created or earlier) and not ignore.exists():
-            ignore.write_text(GITIGNORE, encoding="utf-8")
+            write_text_atomic(ignore, GITIGNORE)
         self._claimed = True
 
     def write_text(self, relative: str, text: str) -> Path:
-        """Write redacted ``text`` to ``root/relative``."""
+        """Write redacted ``text`` to ``root/relative`` (never through a link, never outside
+        ``root``: see :func:`~pytest_secreview.atomic.write_text_atomic`)."""
+        if Path(relative).is_absolute() or ".." in Path(relative).parts:
+            raise UnsafeOutputPath(f"{relative!r}: an artifact name must stay inside "
+                                   f"{self.root}; this is a bug in pytest-secreview")
         self._claim()
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(redact(strip_control(text)) if not relative.endswith(".json") else text,
-                        encoding="utf-8")
-        return path
+        return write_text_atomic(
+            self.root / relative,
+            redact(strip_control(text)) if not relative.endswith(".json") else text)
 
     def write_inputs(self, diff: Diff, sources: list[RuleSource]) -> None:
         """The diff and a copy of every rule file used (from the revision it was read from)."""

@@ -7,6 +7,12 @@ and the markdown summary are made, exactly as a single run would have made them.
 
 Shards must review the same range with the same threshold: anything else is an error that
 names the file, because a merged report of two different reviews would be a lie.
+
+With the run's key (:mod:`.run_binding`) only reports this run produced are merged
+(:func:`bind_shards`): a report without a valid binding is foreign, a group of the split that
+sent no bound report is missing, and either becomes an unreviewed item (failed under
+``--unreviewed fail``, else skipped; never passed). Only the JUnit files the bindings name are
+merged.
 """
 
 from __future__ import annotations
@@ -14,16 +20,22 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..atomic import write_bytes_atomic, write_text_atomic
+from ..core.decide import UNREVIEWED_FAILS, Policy, decide
+from ..core.decide import Outcome as Decided
 from ..core.findings import Finding
+from ..core.record import ItemRecord
 from ..errors import ConfigError
+from ..severity import one_line
 from ..usage_counts import USAGE_COUNTS
 from .model import ItemReport, NotReviewed, Outcome, Report, RuleReport, Usage
+from .run_binding import RUN_KEY_ENV, ForeignShard, ShardBinding, verify_binding
 
 #: The file each shard's ``--secreview-report`` directory holds.
 SUMMARY_NAME = "summary.json"
@@ -62,6 +74,77 @@ def find_shard_files(directories: Sequence[Path]) -> ShardFiles:
     return ShardFiles(tuple(summaries), tuple(junit))
 
 
+@dataclass(frozen=True)
+class BoundShards:
+    """The shard files this run produced, and an unreviewed item for each shard it did not."""
+
+    summaries: tuple[Path, ...]
+    junit: tuple[Path, ...]
+    #: (what was not reviewed, why) for each foreign report and each missing group.
+    unreviewed: tuple[tuple[str, str], ...]
+    lines: tuple[str, ...]
+
+
+def bind_shards(files: ShardFiles, key: bytes | None, env: Mapping[str, str], *,
+                shards: int | None = None) -> BoundShards:
+    """Keep the shard reports whose binding verifies under ``key`` (see
+    :func:`.run_binding.verify_binding`), with the JUnit files they name. Each foreign report,
+    and each group of ``shards`` (else of the split the bindings record) without a bound
+    report, is listed as unreviewed (:func:`merge_reports` makes an item of each). Without a
+    key nothing can be checked: every file is kept, and a line says so.
+    """
+    if key is None:
+        return BoundShards(files.summaries, files.junit, (), (
+            f"shard reports not checked against the run ({RUN_KEY_ENV} is not set): they are "
+            "trusted as they are",))
+    bound: list[tuple[Path, ShardBinding]] = []
+    unreviewed: list[tuple[str, str]] = []
+    lines: list[str] = []
+    for summary in files.summaries:
+        try:
+            bound.append((summary, verify_binding(summary, key, env)))
+        except ForeignShard as why:
+            unreviewed.append((str(summary),
+                               f"not reviewed: {summary} is not a report of this run: {why}"))
+            lines.append(f"shard report refused: {summary}: {why}")
+    splits = {b.splits for _, b in bound if b.splits is not None}
+    if len(splits) > 1:
+        raise ConfigError("the bound shard reports disagree on the number of shards ("
+                          + ", ".join(map(str, sorted(splits))) + "); merge one run's shards")
+    expected = shards or next(iter(splits), None)
+    groups = {b.group for _, b in bound if b.group is not None}
+    if expected is not None:
+        for group in range(1, expected + 1):
+            if group not in groups:
+                unreviewed.append((
+                    f"shard {group} of {expected}",
+                    f"not reviewed: shard {group} of {expected} sent no report of this run"))
+    if not bound:
+        raise ConfigError("no shard report of this run to merge (" + "; ".join(lines)
+                          + f"); every shard's binding must verify under this run's "
+                          f"{RUN_KEY_ENV}: pass the directories this run's shards uploaded")
+    junit = []
+    for summary, binding in bound:
+        path = binding.junit_path(summary.parent)
+        if path is not None:
+            junit.append(path)
+    return BoundShards(tuple(p for p, _ in bound), tuple(junit), tuple(unreviewed),
+                       tuple(lines))
+
+
+def _unreviewed_shard(what: str, reason: str, policy: Policy) -> ItemReport:
+    """An item for a shard that sent no report of this run, its outcome decided like every
+    item's: by :func:`~..core.decide.decide` under the ``--unreviewed`` policy."""
+    name = one_line(what)
+    record = ItemRecord(nodeid=f"secreview::unreviewed-shard[{name}]", rule=None,
+                        path=f"({name})", not_reviewed=reason)
+    verdict = decide(record, policy)
+    outcome: Outcome = ("failed" if verdict.outcome is Decided.UNREVIEWED_FAILED
+                        else "skipped" if verdict.outcome is Decided.SKIPPED else "error")
+    return ItemReport(nodeid=record.nodeid, rule=None, path=record.path, outcome=outcome,
+                      reason=reason, risk_evidence=None)
+
+
 def _is_junit(path: Path) -> bool:
     try:
         root = ET.parse(path).getroot()  # noqa: S314 - written by our own shards
@@ -80,12 +163,16 @@ def load_report(path: Path) -> Report:
                           "shards' --secreview-report directories") from None
 
 
-def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = ()) -> Report:
+def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
+                  unreviewed: Sequence[tuple[str, str]] = (), *,
+                  unreviewed_policy: str = UNREVIEWED_FAILS) -> Report:
     """One report for the whole review. An item reported by several shards (a re-run of one
     shard) keeps its last result; outcomes, findings and usage are recomputed from the items
-    so the totals always agree with them."""
+    so the totals always agree with them. ``unreviewed``: (what, why) of each shard that
+    sent no report of this run (:func:`bind_shards`): an item each, failed under
+    ``unreviewed_policy`` ``fail``, else skipped, never passed; listed as not reviewed too."""
     if not reports:
-        raise ConfigError("nothing to merge: no shard reports were given")
+        raise ConfigError("nothing to merge: no shard report of this run was given")
     names = [str(p) for p in sources] or [f"shard {i + 1}" for i in range(len(reports))]
     first = reports[0]
     for name, report in zip(names[1:], reports[1:], strict=False):
@@ -99,6 +186,9 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = ()) -> Re
     items: dict[str, ItemReport] = {}
     for report in reports:
         items.update((item.nodeid, item) for item in report.items)
+    policy = Policy(fail_on=first.fail_on, unreviewed=unreviewed_policy)
+    missing = [_unreviewed_shard(what, why, policy) for what, why in unreviewed]
+    items.update((item.nodeid, item) for item in missing)
     ordered = sorted(items.values(), key=lambda i: i.nodeid)
     counts = Counter(item.outcome for item in ordered)
     findings = sorted((f for item in ordered for f in item.findings), key=Finding.sort_key)
@@ -137,7 +227,8 @@ def _merged_not_reviewed(reports: Sequence[Report], items: list[ItemReport]
         for r in reports for n in r.not_reviewed if (n.path, n.rule) not in node_paths
     }
     for item in items:
-        if item.outcome in ("skipped", "error"):
+        if item.outcome in ("skipped", "error") or item.nodeid.startswith(
+                "secreview::unreviewed-shard["):
             entry = NotReviewed(path=item.path, rule=item.rule, reason=item.reason or item.outcome)
             merged[(entry.path, entry.rule, entry.reason)] = entry
     return sorted(merged.values(), key=lambda n: (n.path, n.rule or "", n.reason))
@@ -176,8 +267,7 @@ def write_durations(report: Report, path: Path, previous: Path | None = None) ->
             merged.update({str(k): float(v) for k, v in loaded.items()
                            if isinstance(v, int | float)})
     merged.update(durations(report))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dict(sorted(merged.items())), indent=1) + "\n")
+    write_text_atomic(path, json.dumps(dict(sorted(merged.items())), indent=1) + "\n")
 
 
 def merge_junit(paths: Sequence[Path]) -> ET.ElementTree:
@@ -212,6 +302,13 @@ def merge_junit(paths: Sequence[Path]) -> ET.ElementTree:
     root.append(suite)
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def write_junit(tree: ET.ElementTree, path: Path) -> Path:
+    """Write a (merged) JUnit tree to ``path`` through the one output writer."""
+    root = tree.getroot()
+    assert root is not None  # merge_junit always builds a <testsuites> root
+    return write_bytes_atomic(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
 
 def _case_outcome(case: ET.Element) -> str:

@@ -23,6 +23,7 @@ from .artifacts import ArtifactWriter, dump_json
 from .build import build_report
 from .merge import DURATIONS_NAME, write_durations
 from .model import Report
+from .run_binding import ShardBinding, run_key, sha256_file, write_binding
 from .summary import Summary
 
 #: What runs after ``summary.json`` is written: the report's renderings and the PR comment.
@@ -60,6 +61,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
 
         fix_lines = write_fixes(writer, report, review.repo)
         write_summary_json(report, report_dir)
+        bound = _bind_to_run(review, report, report_dir, env)
     except OSError as exc:
         # The items' outcomes stand; the terminal says what could not be written.
         lines.append(f"report and artifacts not written: {exc}")
@@ -68,6 +70,8 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
     if settings.baseline_update:
         lines.append(_update_baseline(review, report, invocation))
     lines.append(f"report: {report_dir / 'summary.json'}")
+    if bound is not None:
+        lines.append(bound)
     lines.extend(fix_lines)
     progress = review.config.pluginmanager.get_plugin("secreview-progress")
     if progress is not None:
@@ -101,6 +105,30 @@ def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> s
         return write_baseline(review.settings, invocation, report.findings, evaluated)
     except (OSError, SecreviewError) as exc:
         return f"baseline not written: {exc}"
+
+
+def _bind_to_run(review: ReviewState, report: Report, report_dir: Path,
+                 env: Mapping[str, str]) -> str | None:
+    """With the run's key (``SECREVIEW_RUN_KEY``), write the shard's binding beside
+    ``summary.json`` (see :mod:`.run_binding`); returns the line that says so."""
+    try:
+        key = run_key(env)
+    except ValueError as exc:
+        return f"report not bound to the run: {exc}"
+    if key is None:
+        return None
+    option = review.config.option
+    xmlpath = getattr(option, "xmlpath", None)
+    junit = (review.config.invocation_params.dir / xmlpath) if xmlpath else None
+    binding = ShardBinding(
+        run_id=env.get("GITHUB_RUN_ID") or None, head_sha=report.head_sha,
+        base_sha=report.base_sha, group=getattr(option, "group", None),
+        splits=getattr(option, "splits", None),
+        summary_sha256=sha256_file(report_dir / "summary.json"),
+        junit=os.path.relpath(junit, report_dir) if junit is not None and junit.is_file()
+        else None,
+        junit_sha256=sha256_file(junit) if junit is not None and junit.is_file() else None)
+    return f"run binding: {write_binding(report_dir, binding, key)}"
 
 
 def write_summary_json(report: Report, report_dir: Path) -> None:
@@ -142,7 +170,6 @@ def _render(report: Report, *, settings: Settings, invocation: Path, report_dir:
     ArtifactWriter(report_dir).write_text("summary.md", markdown)
     if settings.sarif:
         sarif_path = invocation / settings.sarif
-        sarif_path.parent.mkdir(parents=True, exist_ok=True)
         write_sarif(report, sarif_path)
         lines.append(f"SARIF: {sarif_path}")
     if in_github_actions(env):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 import threading
@@ -26,6 +25,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from ..atomic import write_text_atomic
 from ..core.findings import Finding
 from ..diff.model import FileDiff
 from ..errors import EvaluationError, SecreviewError
@@ -128,9 +128,7 @@ class ScannerSession:
             except (FileNotFoundError, ValueError):
                 pass
             result = run()
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(result))
-            os.replace(tmp, path)
+            write_text_atomic(path, json.dumps(result))
             return result
 
     def _run(self, adapter: Adapter, rule: Rule, paths: list[str]) -> dict[str, Any]:

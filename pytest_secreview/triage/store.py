@@ -5,10 +5,10 @@ pytest-xdist workers collect identical items."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_text_atomic
 from .plan import AddedRule
 
 FILE_NAME = "model-triage.json"
@@ -18,9 +18,7 @@ def save_model_triage(session_dir: Path, added: list[AddedRule], record: dict[st
     """Write the result atomically (a reader never sees half a file)."""
     data = {"added": [{"rule": a.rule, "paths": list(a.paths), "reason": a.reason}
                       for a in added], "record": record}
-    tmp = session_dir / f".{FILE_NAME}.{os.getpid()}"
-    tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, session_dir / FILE_NAME)
+    write_text_atomic(session_dir / FILE_NAME, json.dumps(data, sort_keys=True))
 
 
 def load_model_triage(session_dir: Path | None) -> tuple[list[AddedRule], dict[str, Any] | None]:
