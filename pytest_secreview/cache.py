@@ -9,9 +9,15 @@ import contextlib
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .atomic import write_text_atomic
+from .core.findings import Finding
+from .core.record import as_found
+from .usage_counts import USAGE_COUNTS
+
+if TYPE_CHECKING:
+    from .evaluation.evaluate import AgentOutput
 
 #: Bumped when what is stored, or how it is used, changes meaning.
 CACHE_FORMAT = "1"
@@ -49,3 +55,29 @@ class EvaluationCache:
         with contextlib.suppress(OSError):
             write_text_atomic(self._path(key),
                               json.dumps({**entry, "format": CACHE_FORMAT}, sort_keys=True))
+
+
+def stored_review(entry: dict[str, Any]) -> AgentOutput:
+    """A cached review: the same findings, no model call now, the original cost noted. The
+    findings are read as found: no lowering stored beside them reaches this run
+    (:func:`pytest_secreview.core.decide.decide` decides again)."""
+    from .evaluation.evaluate import AgentOutput
+
+    original = entry.get("usage", {})
+    usage = {
+        **dict.fromkeys(USAGE_COUNTS, 0),
+        "mode": entry.get("mode"), "models": original.get("models", []), "cost_usd": 0.0,
+        "wall_seconds": 0.0, "cache": "hit", "original_cost_usd": original.get("cost_usd"),
+    }
+    return AgentOutput(
+        findings=[as_found(Finding.from_json(f)) for f in entry.get("findings", [])],
+        mode=str(entry.get("mode")), usage=usage,
+        transcript=tuple(entry.get("transcript", [])), sent=entry.get("sent", {}),
+        cached=True,
+    )
+
+
+def stored_verdicts(entry: dict[str, Any]) -> tuple[Finding, ...]:
+    """A cached second look: each finding with the model's confirm or dismiss, reused (a
+    change again, judged like a fresh one), and nothing else the entry could claim."""
+    return tuple(as_found(Finding.from_json(f), verdict=True) for f in entry["findings"])

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
+from .core.decide import Outcome, Verdict, decide
 from .core.findings import Finding
+from .core.record import ItemRecord, changes_from_fields
 from .diff.model import FileDiff
 from .errors import EvaluationError, GitError, RuleError
 from .evaluation.evaluate import Evaluation
@@ -27,7 +28,7 @@ from .rules.loader import RuleSource
 from .rules.matcher import BatchTarget, DataflowTarget, Target
 from .rules.model import Rule
 from .severity import one_line
-from .state import ARTIFACT_KEY, EVALUATION_KEY, REVIEW_KEY, ReviewState
+from .state import ARTIFACT_KEY, EVALUATION_KEY, RECORD_KEY, REVIEW_KEY, ReviewState
 from .unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
 
 #: Built once: looking the marker up per item is measurable with thousands of items.
@@ -118,6 +119,53 @@ class FindingsFailure(Exception):
         self.note = note
 
 
+def attach_record(item: pytest.Item, record: ItemRecord, verdict: Verdict,
+                  risk_evidence: dict[str, Any] | None = None) -> None:
+    """Hand ``item``'s record and its verdict to the report, once: the summary renders
+    every output from them (with the intent audit's ``risk_evidence``, when given). The JUnit
+    testcase properties ``secreview_findings``, ``secreview_usage``, ``secreview_mode`` and
+    ``secreview_cached`` (a documented output) and the JSON report's metadata are renderings
+    of the same record."""
+    item.stash[RECORD_KEY] = {"record": record.to_json(), "verdict": verdict.to_json(),
+                              "risk_evidence": risk_evidence}
+    findings = [f.to_json() for f in verdict.findings]
+    item.user_properties.append(("secreview_findings", json.dumps(findings, sort_keys=True)))
+    item.user_properties.append(("secreview_usage", json.dumps(record.usage, sort_keys=True)))
+    item.user_properties.append(("secreview_mode", record.mode))
+    item.user_properties.append(("secreview_cached", str(record.cached).lower()))
+    if record.not_reviewed:
+        item.user_properties.append((NOT_REVIEWED_PROPERTY, record.not_reviewed))
+
+
+def judge(verdict: Verdict, unreviewed: str, note: str | None, *, what: str,
+          skip_message: str | None = None) -> None:
+    """End an item's ``runtest`` as its verdict says: fail with the findings that count, or
+    (part of it was not reviewed and nothing counts) as ``--secreview-unreviewed`` says."""
+    if verdict.outcome is Outcome.FAILED:
+        others = [f for f in verdict.findings if f not in verdict.failing]
+        raise FindingsFailure(list(verdict.failing), others, note)
+    if verdict.outcome in (Outcome.SKIPPED, Outcome.UNREVIEWED_FAILED):
+        judge_unreviewed(unreviewed, what=what, why=note or "not reviewed",
+                         skip_message=skip_message)
+
+
+def metadata_of(record: ItemRecord, verdict: Verdict) -> dict[str, Any]:
+    """The JSON report's ``secreview`` metadata of an item: its record, findings decided."""
+    data: dict[str, Any] = {
+        "rule": record.rule, "path": record.path,
+        "findings": [f.to_json() for f in verdict.findings], "mode": record.mode,
+        "usage": record.usage, "not_reviewed": record.not_reviewed, "cached": record.cached,
+        "error": record.error,
+    }
+    if record.assessments:
+        data["assessments"] = list(record.assessments)
+    if record.fixes:
+        data["fixes"] = list(record.fixes)
+    if record.paths:
+        data["paths"] = list(record.paths)
+    return data
+
+
 def format_finding(finding: Finding) -> str:
     """``path:line  SEVERITY  title`` followed by the explanation and the fix."""
     lines = [f"{one_line(finding.path)}:{finding.line}  {finding.severity.value}  "
@@ -141,6 +189,8 @@ def format_finding(finding: Finding) -> str:
     lines.append("    (" + ", ".join(meta) + ")")
     if finding.triage:  # what the second look said (or why it could not look)
         lines.append(f"    {finding.triage}: {one_line(finding.triage_reason)}")
+    if finding.overruled:  # a lowering that was refused, and why
+        lines.append(f"    not accepted: {one_line(finding.overruled)}")
     return "\n".join(lines)
 
 
@@ -172,62 +222,45 @@ class RuleItem(pytest.Item):
 
     def setup(self) -> None:
         review = self.review
+        error: EvaluationError | None = None
         try:
             evaluation = review.evaluate(self, self.target)
         except EvaluationError as exc:
+            # The model review broke; what the patterns found still stands, and a finding
+            # at the threshold fails the item whatever the model did.
+            error = exc
             evaluation = Evaluation(
                 findings=tuple(exc.findings), mode=(exc.usage_record or {}).get("mode", "error"),
                 usage=dict(exc.usage_record or {}), not_reviewed=f"model review failed: {exc}",
                 assessments=tuple(exc.assessments),
             )
-            if not self._failing(evaluation):
-                # Nothing at the threshold from the patterns: an infrastructure error (or,
-                # when the team asked for it, an unreviewed item), never a pass.
-                if review.settings.on_error != "skip":
-                    self._record(evaluation, str(exc))
-                    raise
-                evaluation = replace(evaluation, not_reviewed=(
-                    f"not reviewed (--secreview-on-error=skip): {exc}"))
-                self.stash[EVALUATION_KEY] = evaluation
-                self._record(evaluation, str(exc))
-                return
-            # A deterministic finding at the threshold fails the item whatever the model did.
+        self.verdict = self._record(evaluation, None if error is None else str(error))
         self.stash[EVALUATION_KEY] = evaluation
-        self._record(evaluation)
+        self.skip_message = (None if error is None else
+                             f"not reviewed (--secreview-on-error=skip): {error}")
+        if error is not None and self.verdict.outcome is Outcome.ERROR:
+            raise error  # nothing at the threshold: an infrastructure error, never a pass
 
-    def _failing(self, evaluation: Evaluation) -> list[Finding]:
-        threshold = self.review.settings.fail_on
-        # A finding the model dismissed (with its reason), or one below
-        # --secreview-min-confidence, is reported and marked, never failing.
-        return [f for f in evaluation.findings
-                if f.severity.at_least(threshold) and not f.muted]
-
-    def _record(self, evaluation: Evaluation, error: str | None = None) -> None:
-        findings = [f.to_json() for f in evaluation.findings]
+    def _record(self, evaluation: Evaluation, error: str | None) -> Verdict:
+        """The item's record (its findings as found, the changes their producers made) and
+        its verdict, attached to the report once; the task artifact beside it."""
         usage = dict(evaluation.usage)
         transcript = list(evaluation.transcript) or usage.pop("transcript", [])
         sent = dict(evaluation.sent) or usage.pop("sent", {})
-        data: dict[str, Any] = {
-            "rule": self.target.rule.id,
-            "path": self.target.file.path,
-            "findings": findings,
-            "mode": evaluation.mode,
-            "usage": usage,
-            "not_reviewed": evaluation.not_reviewed,
-            "cached": evaluation.cached,
-            "error": error,
-        }
-        if evaluation.assessments:  # several models: what each one said
-            data["assessments"] = list(evaluation.assessments)
-            self.user_properties.append(("secreview_assessments", json.dumps(
-                data["assessments"], sort_keys=True)))
-        if evaluation.fixes:  # fix mode: a patch per confirmed finding, kept or dropped
-            data["fixes"] = list(evaluation.fixes)
-            self.user_properties.append(("secreview_fixes", json.dumps(data["fixes"],
-                                                                        sort_keys=True)))
-        if len(self.target.parts) > 1:  # a batch of the general review: every file it holds
-            data["paths"] = list(dict.fromkeys(p.file.path for p in self.target.parts))
+        found, changes = changes_from_fields(evaluation.findings, writer=self.review.author_writes,
+                                             reused=evaluation.cached)
+        parts = self.target.parts
+        record = ItemRecord(
+            nodeid=self.nodeid, rule=self.target.rule.id, path=self.target.file.path,
+            findings=found, changes=changes, mode=evaluation.mode, usage=usage,
+            not_reviewed=evaluation.not_reviewed, error=error, cached=evaluation.cached,
+            # A batch of the general review: every file it holds.
+            paths=tuple(dict.fromkeys(p.file.path for p in parts)) if len(parts) > 1 else (),
+            assessments=tuple(evaluation.assessments), fixes=tuple(evaluation.fixes))
+        verdict = decide(record, self.review.policy)
+        data = metadata_of(record, verdict)
         self.review.metadata[self.nodeid] = data
+        attach_record(self, record, verdict)
         from .tools.redaction import redact  # the tool layer is loaded only when needed
 
         rule = self.target.rule
@@ -239,31 +272,18 @@ class RuleItem(pytest.Item):
                 "path": self.target.file.path,
                 "change": self.target.file.kind.value,
                 "old_path": self.target.file.old_path,
-                "hunks": redact(task_hunks(self.target, evaluation.findings)),
+                "hunks": redact(task_hunks(self.target, verdict.findings)),
                 "sent": sent,
             },
             "evaluation": {**data, "transcript": transcript},
         }
-        self.user_properties.append(("secreview_findings", json.dumps(findings, sort_keys=True)))
-        self.user_properties.append(("secreview_usage", json.dumps(data["usage"], sort_keys=True)))
-        self.user_properties.append(("secreview_mode", evaluation.mode))
-        self.user_properties.append(("secreview_cached", str(evaluation.cached).lower()))
-        if evaluation.not_reviewed:
-            self.user_properties.append((NOT_REVIEWED_PROPERTY, evaluation.not_reviewed))
+        return verdict
 
     def runtest(self) -> None:
-        evaluation = self.stash[EVALUATION_KEY]
-        failing = self._failing(evaluation)
-        if failing:
-            others = [f for f in evaluation.findings if f not in failing]
-            raise FindingsFailure(failing, others, evaluation.not_reviewed)
-        if evaluation.not_reviewed:
-            # Part of the review could not run and nothing reached the threshold: the
-            # --secreview-unreviewed policy decides, never a pass.
-            judge_unreviewed(
-                self.review.settings.unreviewed, why=evaluation.not_reviewed,
-                what=f"rule {self.target.rule.id} on {one_line(self.target.file.path)}",
-            )
+        judge(self.verdict, self.review.settings.unreviewed,
+              self.stash[EVALUATION_KEY].not_reviewed,
+              what=f"rule {self.target.rule.id} on {one_line(self.target.file.path)}",
+              skip_message=self.skip_message)
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None
@@ -340,33 +360,19 @@ class UnreviewedItem(pytest.Item):
         findings = [f for f in found if hook(finding=f, item=self) is not False]
         if review.quiet is not None:  # the baseline mutes here too (the file is not read)
             findings = list(review.quiet.apply(findings, inline=False))
-        data: dict[str, Any] = {
-            "rule": None, "path": self.file.path, "findings": [f.to_json() for f in findings],
-            "mode": "deterministic", "usage": {}, "not_reviewed": note, "cached": False,
-            "error": None,
-        }
-        review.metadata[self.nodeid] = data
-        self.user_properties.append(
-            ("secreview_findings", json.dumps(data["findings"], sort_keys=True)))
-        self.user_properties.append(("secreview_usage", "{}"))
-        self.user_properties.append(("secreview_mode", "deterministic"))
-        self.user_properties.append(("secreview_cached", "false"))
-        self.user_properties.append((NOT_REVIEWED_PROPERTY, note))
-        self.findings = findings
+        as_found, changes = changes_from_fields(tuple(findings), writer=review.author_writes,
+                                                reused=False)
+        record = ItemRecord(nodeid=self.nodeid, rule=None, path=self.file.path,
+                            findings=as_found, changes=changes, not_reviewed=note)
+        self.verdict = decide(record, review.policy)
+        review.metadata[self.nodeid] = metadata_of(record, self.verdict)
+        attach_record(self, record, self.verdict)
         self.note = note
 
-    def _failing(self) -> list[Finding]:
-        threshold = self.config.stash[REVIEW_KEY].settings.fail_on
-        return [f for f in self.findings if f.severity.at_least(threshold) and not f.muted]
-
     def runtest(self) -> None:
-        failing = self._failing()
-        if failing:
-            others = [f for f in self.findings if f not in failing]
-            raise FindingsFailure(failing, others, self.note)
         path = one_line(self.file.path)
-        judge_unreviewed(self.config.stash[REVIEW_KEY].settings.unreviewed, what=path,
-                         why=self.note, skip_message=f"{path} not reviewed: {self.note}")
+        judge(self.verdict, self.config.stash[REVIEW_KEY].settings.unreviewed, self.note,
+              what=path, skip_message=f"{path} not reviewed: {self.note}")
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None

@@ -278,7 +278,7 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if call.when == "setup" and _enabled(item.config):
-        from .state import ARTIFACT_KEY
+        from .state import ARTIFACT_KEY, RECORD_KEY
 
         artifact = item.stash.get(ARTIFACT_KEY, None)
         if artifact is not None:
@@ -286,6 +286,9 @@ def pytest_runtest_makereport(
             # the item lives to the session's end and need not hold it too.
             report.secreview_artifact = artifact  # type: ignore[attr-defined]
             del item.stash[ARTIFACT_KEY]
+        record = item.stash.get(RECORD_KEY, None)
+        if record is not None:  # the item's record and verdict: what every output renders
+            report.secreview_record = record  # type: ignore[attr-defined]
     return report
 
 

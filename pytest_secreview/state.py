@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .atomic import write_bytes_atomic
+from .core.decide import Policy
 from .core.findings import Finding
 from .diff.model import Diff, FileDiff
 from .diff.prefetch import DiffPrefetch
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .llm.base import ChatModel
     from .scanners.session import ScannerSession
     from .suppression.apply import Quiet
+    from .suppression.authority import Authority
     from .suppression.baseline import Baseline
     from .triage.plan import TriagePlan
 
@@ -60,6 +62,20 @@ class ReviewState:
     session_dir: Path | None = None  # shared by the xdist controller and its workers
     #: Inline suppressions and the baseline, applied to every item's findings.
     quiet: Quiet | None = None
+    #: Whether the suppressions the pull request adds are a maintainer's (asked once, on the
+    #: controller; None when it adds none).
+    authority: Authority | None = None
+
+    @property
+    def policy(self) -> Policy:
+        """The trusted settings :func:`~.core.decide.decide` reads."""
+        return Policy(fail_on=self.settings.fail_on, unreviewed=self.settings.unreviewed,
+                      on_error=self.settings.on_error)
+
+    @property
+    def author_writes(self) -> bool:
+        """True when the pull request's author has write access (its suppressions count)."""
+        return self.authority is not None and self.authority.writes
 
     @cached_property
     def scanners(self) -> ScannerSession:
@@ -181,6 +197,9 @@ class ReviewState:
 
 
 EVALUATION_KEY = pytest.StashKey[Evaluation]()
+#: An item's record and what ``decide`` made of it (JSON-safe: it travels with the setup
+#: report to the xdist controller, as ``report.secreview_record``).
+RECORD_KEY = pytest.StashKey[dict[str, Any]]()
 #: What an item sent and received, for the artifacts directory (no file bodies).
 ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
@@ -202,6 +221,7 @@ class Handoff:
     warnings: tuple[str, ...]
     selection: dict[str, Any]
     baseline: Baseline | None = None  # --secreview-baseline as the controller read it
+    authority: Authority | None = None  # the pull request author's, asked by the controller
 
     #: The file in the session directory (a private ``mkdtemp`` directory of this user, made
     #: by the controller: the only writer of what workers unpickle).
@@ -212,7 +232,8 @@ class Handoff:
         """The controller's start-up results."""
         return cls(review.repo, review.base_ref, review.diff, review.settings,
                    review.rule_files, tuple(review.warnings), dict(review.selection),
-                   review.quiet.baseline if review.quiet is not None else None)
+                   review.quiet.baseline if review.quiet is not None else None,
+                   review.authority)
 
     def write(self, session_dir: Path) -> Path:
         """Store the hand-off in the session directory (once per session)."""
@@ -275,6 +296,7 @@ def start_review(
         from .suppression.setup import load_quiet
 
         quiet = load_quiet(settings, repo, diff, invocation, notes)
+        authority = _authority(settings, diff, notes)
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
@@ -291,7 +313,20 @@ def start_review(
         selection=command_line.selection(),
         session_dir=session_dir,
         quiet=quiet,
+        authority=authority,
     )
+
+
+def _authority(settings: Settings, diff: Diff, notes: list[str]) -> Authority | None:
+    """Whether the suppressions the pull request adds are a maintainer's, asked once."""
+    from .suppression.authority import author_authority
+
+    authority = author_authority(diff, os.environ, number=settings.pr, repository=settings.repo)
+    if authority is not None and not authority.writes:
+        notes.append("suppressions this pull request adds mute only findings below "
+                     f"--secreview-fail-on ({settings.fail_on.value}); the others await a "
+                     f"maintainer: {authority.reason}")
+    return authority
 
 
 def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) -> ReviewState:
@@ -313,6 +348,7 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
                              [*handoff.rule_files.notes, *notes]),
         agent=agent, warnings=list(handoff.warnings), selection=dict(handoff.selection),
         session_dir=session_dir, quiet=Quiet(handoff.repo, handoff.diff, handoff.baseline),
+        authority=handoff.authority,
     )
 
 

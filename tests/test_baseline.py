@@ -195,17 +195,19 @@ def test_a_pull_request_cannot_add_a_baseline_for_its_own_findings(
         result.stdout.str())
 
 
-def test_an_inline_suppression_comes_before_the_baseline(
+def test_the_baseline_comes_before_a_suppression_the_pull_request_adds(
     pytester: pytest.Pytester, review_repo: Build, tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
+    # The comment would await a maintainer at CRITICAL; the base's baseline already holds.
     text = f"{CALL}  # secreview: ignore[danger] x is a constant"
     baseline = tmp_path_factory.mktemp("ci") / "baseline.json"
     _write(baseline, _entry("app/jobs.py", "in the baseline", text=text))
     review_repo(rules={"danger": DANGER}, pr={"app/jobs.py": text + "\n"})
     _review(pytester, f"--secreview-baseline={baseline}").assert_outcomes(passed=1)
     (finding,) = _summary(pytester)["findings"]
-    assert (finding["suppression"], finding["suppression_reason"]) == ("inline",
-                                                                       "x is a constant")
+    assert (finding["suppression"], finding["suppression_reason"]) == ("baseline",
+                                                                       "in the baseline")
+    assert finding["overruled"] == ""
 
 
 def test_the_baseline_mutes_a_finding_in_a_file_git_calls_binary(

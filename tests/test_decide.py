@@ -121,16 +121,24 @@ def test_a_record_round_trips_through_json() -> None:
     assert record.to_json()["changes"][0]["trusted"] is False
 
 
-def test_the_fields_producers_write_become_changes_and_a_cache_trusts_none() -> None:
-    finding = _finding()
+def test_the_fields_producers_write_become_changes_and_reuse_is_recorded() -> None:
+    finding = _finding(source="pattern+model:m")
     flagged = (Finding(**{**finding.__dict__, "triage": "dismissed", "triage_reason": "no",
                           "suppression": "inline", "suppression_added": True}),)
-    found, changes = changes_from_fields(flagged, writer=False, model_cached=True)
+    found, changes = changes_from_fields(flagged, writer=False, reused=True)
     assert found == (finding,)
     assert [(c.kind, c.origin) for c in changes] == [
-        (ChangeKind.SUPPRESS, Origin.PR_COMMENT), (ChangeKind.DISMISS, Origin.CACHE)]
-    _, changes = changes_from_fields(flagged, writer=True, model_cached=False)
+        (ChangeKind.SUPPRESS, Origin.PR_COMMENT), (ChangeKind.DISMISS, Origin.MODEL),
+        (ChangeKind.REUSE, Origin.CACHE)]
+    _, changes = changes_from_fields(flagged, writer=True, reused=False)
     assert [c.origin for c in changes] == [Origin.MAINTAINER_COMMENT, Origin.MODEL]
+
+
+def test_nothing_from_a_cache_lowers_a_finding_at_the_threshold() -> None:
+    finding = _finding(source="model:m")
+    for kind in (ChangeKind.DISMISS, ChangeKind.MIN_CONFIDENCE, ChangeKind.BASELINE):
+        verdict = decide(_record(finding, Change(finding.fingerprint, kind, Origin.CACHE)), HIGH)
+        assert verdict.outcome is Outcome.FAILED, kind
 
 
 # --- the invariant, on random lowering attempts ------------------------------------------
@@ -159,7 +167,7 @@ def test_nothing_the_pull_request_controls_lowers_a_finding_at_the_threshold(
                     for kind, origin, new in attempts)
     policy = Policy(fail_on=fail_on)
     model_only = not provenance(finding) & DETERMINISTIC
-    model_origins = {Origin.MODEL, Origin.VERIFIER, Origin.CACHE}
+    model_origins = {Origin.MODEL, Origin.VERIFIER}
 
     def allowed(change: Change) -> bool:
         # What may lower at the threshold: trusted origins, and for a model's own finding
@@ -181,3 +189,15 @@ def test_nothing_the_pull_request_controls_lowers_a_finding_at_the_threshold(
             c.origin in (Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS)
             for c in changes):
         assert _counts(everything, policy)
+
+
+@settings(max_examples=200, deadline=None)
+@given(category=st.sampled_from([None, "injection", *sorted(FACT_CATEGORIES)]),
+       origin=st.sampled_from(list(Origin)))
+def test_only_trusted_origins_exclude_and_never_a_credential_rule(
+        category: str | None, origin: Origin) -> None:
+    judged = judge_exclusion(category, origin, "vendored")
+    if judged.excluded:
+        assert origin in TRUSTED and category not in FACT_CATEGORIES
+    if origin in (Origin.PR_FILES, Origin.PR_COMMENT, Origin.MODEL, Origin.CACHE):
+        assert not judged.excluded

@@ -45,8 +45,9 @@ def test_unknown_base_is_an_actionable_error(tmp_path: Path) -> None:
 
 
 def test_inline_suppressions_count_as_in_a_pytest_run(tmp_path: Path) -> None:
-    # The MCP server's review_diff and `secreview bench` read this: a finding the code
-    # suppresses (with a reason) is marked, and one without a reason stands.
+    # The MCP server's review_diff and `secreview bench` read this: a suppression the range
+    # adds (with a reason) counts below the fail threshold and awaits a maintainer at it
+    # (no author's write access is known here), and one without a reason stands.
     code = ("from flask import request\n"
             "def run():\n"
             "    # secreview: ignore[code-injection] admin console, input is our own tests\n"
@@ -56,7 +57,7 @@ def test_inline_suppressions_count_as_in_a_pytest_run(tmp_path: Path) -> None:
     repo = _repo(tmp_path, {"console.py": code})
     result = review_range(repo.path, "main", use_scanners=False)
     by_line = {f.line: f for f in result.findings if f.rule == "code-injection"}
-    assert by_line[4].suppression == "inline" and by_line[4].suppression_added
-    assert by_line[4].suppression_reason == "admin console, input is our own tests"
+    assert by_line[4].suppression is None and not by_line[4].muted  # CRITICAL
+    assert "awaits a maintainer" in by_line[4].overruled
     assert by_line[6].suppression is None and not by_line[6].muted
     assert any(f.rule == "secreview-suppression" and f.line == 6 for f in result.findings)

@@ -2,7 +2,11 @@
 syntax of the file's language, on the finding's line or alone on the line above. Suppressed
 findings stay in every report (JSON, SARIF ``inSource`` with the reason, the summary's
 counts); one without a reason is reported and suppresses nothing; one the pull request adds
-is shown as such in the summary comment."""
+is shown as such in the summary comment.
+
+One the pull request adds counts at or above the fail threshold only when its author has
+write access (issue 20): every review here runs as a pull request of a maintainer on a fake
+GitHub (the ``github`` fixture), except where a test makes the author someone else."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting.markdown import to_markdown
 from pytest_secreview.suppression.inline import comment_styles, parse_line
 from tests.conftest import ReviewRepo
+from tests.fake_github import FakeGitHub, make_token
 from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion
 from tests.fake_providers import openai_tool_call as tool_call
 from tests.test_plugin_taint import HELPERS, VIEWS
@@ -40,10 +45,30 @@ DANGER = textwrap.dedent("""\
     """)
 
 
+@pytest.fixture(autouse=True)
+def github(pytester: pytest.Pytester) -> Iterator[FakeGitHub]:
+    """A fake GitHub on which the pull request's author, ``maintainer``, has write access."""
+    token = make_token()
+    with FakeGitHub(token=token, repository="octo/shop",
+                    permissions={"maintainer": "write", "visitor": "read"}) as fake:
+        pytester._monkeypatch.setenv("GITHUB_TOKEN", token)
+        pytester._monkeypatch.setenv("GITHUB_API_URL", fake.api_url)
+        pytester._monkeypatch.setenv("GITHUB_REPOSITORY", fake.repository)
+        _pull_request_by(pytester, "maintainer")
+        yield fake
+
+
+def _pull_request_by(pytester: pytest.Pytester, author: str) -> None:
+    event = pytester.path.parent / f"event-{author}.json"
+    event.write_text(json.dumps({"pull_request": {
+        "number": 7, "title": "Change", "body": "", "user": {"login": author, "type": "User"}}}))
+    pytester._monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+
+
 def _review(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
                               "--secreview-rules", "secreview/rules", "--secreview-sarif=o.sarif",
-                              *args)
+                              "--secreview-comment=off", *args)
 
 
 def _review_with_model(pytester: pytest.Pytester, server: FakeServer,
@@ -199,6 +224,54 @@ def test_the_summary_shows_a_suppression_the_pull_request_adds(
     assert "app/new.py" in section and "trust me" in section and "app/old.py" in section
     sarif = [r["suppressions"][0] for r in _sarif(pytester)["runs"][0]["results"]]
     assert [s["properties"] for s in sarif] == [{"addedByPullRequest": True}] * 2
+
+
+# ------------------------------------------------- who added it: the author's write access
+
+def test_a_suppression_the_pr_adds_at_the_threshold_awaits_a_maintainer(
+    pytester: pytest.Pytester, review_repo: Build, github: FakeGitHub
+) -> None:
+    _pull_request_by(pytester, "visitor")  # read access only
+    review_repo(rules={"danger": DANGER}, pr={
+        "app/jobs.py": "r = dangerous(request.data)  # secreview: ignore[danger] it is fine\n"})
+    result = _review(pytester)
+    result.assert_outcomes(failed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert finding["suppression"] is None
+    assert "awaits a maintainer" in finding["overruled"]
+    out = result.stdout.str()
+    assert "not accepted: suppress by pr-comment: a suppression this pull request adds at " \
+        "or above CRITICAL awaits a maintainer" in out
+    assert "the others await a maintainer: visitor has read access to octo/shop, not write" \
+        in out
+    assert "awaits a maintainer" in _markdown(pytester)
+    # Asked once, of the one endpoint.
+    assert [r.path for r in github.requests] == ["/repos/octo/shop/collaborators/visitor/"
+                                                 "permission"]
+
+
+def test_without_a_token_a_pr_added_suppression_at_the_threshold_does_not_count(
+    pytester: pytest.Pytester, review_repo: Build, github: FakeGitHub
+) -> None:
+    pytester._monkeypatch.delenv("GITHUB_TOKEN")
+    review_repo(rules={"danger": DANGER}, pr={
+        "app/jobs.py": "r = dangerous(1)  # secreview: ignore[danger] a constant\n"})
+    result = _review(pytester)
+    result.assert_outcomes(failed=1)
+    assert "no GitHub token, pull request or author" in result.stdout.str()
+    assert not github.requests
+
+
+def test_below_the_threshold_a_pr_added_suppression_mutes(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    _pull_request_by(pytester, "visitor")
+    review_repo(rules={"danger": DANGER.replace("severity: critical", "severity: medium")},
+                pr={"app/jobs.py": "r = dangerous(1)  # secreview: ignore[danger] constant\n"})
+    _review(pytester, "--secreview-fail-on=medium").assert_outcomes(failed=1)
+    _review(pytester, "--secreview-fail-on=high").assert_outcomes(passed=1)
+    (finding,) = _summary(pytester)["findings"]
+    assert (finding["suppression"], finding["overruled"]) == ("inline", "")
 
 
 # ----------------------------------------------------------------------- a model's finding

@@ -8,7 +8,6 @@ reported and the item is unreviewed: skipped with that reason, or failed under
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +19,7 @@ from _pytest._code.code import ExceptionInfo, TerminalRepr
 from ..errors import EvaluationError
 from ..rules.model import Rule
 from ..severity import one_line
-from ..unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
+from ..unreviewed import UnreviewedFailure, judge_unreviewed
 
 if TYPE_CHECKING:
     from ..state import ReviewState
@@ -119,24 +118,27 @@ class IntentItem(pytest.Item):
         error = assessment.error or (
             "the model answered ERROR: it could not judge the change"
             if self.decision == "error" else None)
+        skipped = (f"not reviewed (--secreview-on-error=skip): {error}"
+                   if error is not None and review.settings.on_error == "skip" else None)
         self._record(evidence, assessment, mode=str(assessment.usage.get("mode") or "error"),
-                     error=error, statement=statement.to_json(), each=each)
-        if error is not None:
-            if review.settings.on_error == "skip":
-                reason = f"not reviewed (--secreview-on-error=skip): {error}"
-                self._unreviewed(reason, reason)
-                return
+                     error=error, statement=statement.to_json(), each=each,
+                     not_reviewed=skipped)
+        if skipped is not None:
+            self._unreviewed(skipped, skipped)
+        elif error is not None:
             raise EvaluationError(error)
 
     def _unreviewed(self, why: str, message: str) -> None:
         # Judged in runtest by --secreview-unreviewed, like every item that was not evaluated.
         self.not_reviewed = (why, message)
-        self.user_properties.append((NOT_REVIEWED_PROPERTY, why))
 
     def _record(self, evidence: RiskEvidence, assessment: Assessment | None, *, mode: str,
                 not_reviewed: str | None = None, error: str | None = None,
                 statement: dict[str, Any] | None = None,
                 each: Sequence[Assessment] = ()) -> None:
+        from ..collection import attach_record
+        from ..core.decide import decide
+        from ..core.record import ItemRecord
         from ..state import ARTIFACT_KEY
 
         assessments = [a.to_json() for a in each or ([assessment] if assessment else [])]
@@ -156,15 +158,12 @@ class IntentItem(pytest.Item):
                               "content_sha256": rule.content_sha}},
             "evaluation": data,
         }
-        for key, value in (
-            ("secreview_findings", "[]"),
-            ("secreview_usage", json.dumps(usage, sort_keys=True)),
-            ("secreview_mode", mode),
-            ("secreview_cached", "false"),
-            ("secreview_risk_evidence", json.dumps(evidence.to_json(), sort_keys=True)),
-            ("secreview_assessments", json.dumps(assessments, sort_keys=True)),
-        ):
-            self.user_properties.append((key, value))
+        # The intent audit finds no findings: its record carries what it did, its verdict
+        # (the statement against the evidence) is judged in runtest.
+        record = ItemRecord(nodeid=self.nodeid, rule=rule.id, path=PR_PATH, mode=mode,
+                            usage=usage, not_reviewed=not_reviewed, error=error,
+                            assessments=tuple(assessments))
+        attach_record(self, record, decide(record, self.review.policy), evidence.to_json())
 
     def runtest(self) -> None:
         if self.not_reviewed is not None:

@@ -17,8 +17,8 @@ lower severity, min-confidence, exclusion) is accepted when
 
 Everything else is refused and kept on the finding as ``overruled`` with the reason: a
 pattern, taint or scanner finding at the threshold can be confirmed, annotated or raised by a
-model, never dismissed or lowered. Changes carried by a cache (:func:`~.record.from_cache`)
-are never trusted.
+model, never dismissed or lowered. A change from :attr:`~.record.Origin.CACHE` (what a stored
+evaluation would carry) is never trusted: it lowers nothing at the threshold.
 
 :func:`judge_exclusion` is the one judgement of path-level exclusions (files a rule does not
 see): only trusted origins exclude, and credential rules are never excluded.
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from .findings import FACT_CATEGORIES, Finding
 from .record import DETERMINISTIC, Change, ChangeKind, ItemRecord, Origin, as_found, provenance
@@ -40,7 +41,7 @@ __all__ = ["Exclusion", "Outcome", "Policy", "Refusal", "Verdict", "decide", "ju
 _BASE_ORIGINS = frozenset({Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS})
 #: The origins that may exclude a file from a rule.
 _EXCLUDING = frozenset({Origin.BASE_IGNORE, Origin.DEFAULTS, Origin.SETTINGS})
-_MODEL_ORIGINS = frozenset({Origin.MODEL, Origin.VERIFIER, Origin.CACHE})
+_MODEL_ORIGINS = frozenset({Origin.MODEL, Origin.VERIFIER})
 #: The values of ``--secreview-unreviewed`` and ``--secreview-on-error`` decide reads.
 UNREVIEWED_FAILS = "fail"
 ON_ERROR_SKIPS = "skip"
@@ -86,6 +87,23 @@ class Verdict:
     failing: tuple[Finding, ...]
     refused: tuple[Refusal, ...] = ()
 
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe dict (``failing`` is written as the failing findings' fingerprints)."""
+        return {"outcome": self.outcome.value,
+                "findings": [f.to_json() for f in self.findings],
+                "failing": [f.fingerprint for f in self.failing],
+                "refused": [{"change": r.change.to_json(), "why": r.why} for r in self.refused]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
+        """Inverse of :meth:`to_json`."""
+        findings = tuple(Finding.from_json(f) for f in data.get("findings") or ())
+        failing = set(data.get("failing") or ())
+        return cls(Outcome(data["outcome"]), findings,
+                   tuple(f for f in findings if f.fingerprint in failing),
+                   tuple(Refusal(Change.from_json(r["change"]), str(r["why"]))
+                         for r in data.get("refused") or ()))
+
 
 def judge_change(change: Change, finding: Finding, fail_on: Severity) -> str | None:
     """None when ``change`` may apply to ``finding`` (as it stands), else why not."""
@@ -109,7 +127,8 @@ def judge_change(change: Change, finding: Finding, fail_on: Severity) -> str | N
     if change.origin in _MODEL_ORIGINS:
         return (f"a model's answer never lowers a deterministic finding at or above "
                 f"{fail_on.value} (it can confirm or raise it)")
-    return f"{change.origin.value} is controlled by the pull request and cannot lower it"
+    return (f"{change.origin.value} is not a trusted source: it cannot lower a finding at or "
+            f"above {fail_on.value}")
 
 
 def decide(record: ItemRecord, policy: Policy) -> Verdict:
@@ -134,7 +153,7 @@ def decide(record: ItemRecord, policy: Policy) -> Verdict:
                 finding = _overrule(change, finding, why)
         decided.append(finding)
     decided.sort(key=Finding.sort_key)
-    failing = tuple(f for f in decided if f.severity.at_least(policy.fail_on) and not f.muted)
+    failing = tuple(f for f in decided if f.fails(policy.fail_on))
     return Verdict(_outcome(record, policy, bool(failing)), tuple(decided), failing,
                    tuple(refused))
 
@@ -166,6 +185,8 @@ def _apply(change: Change, finding: Finding) -> Finding:
                        triage_confidence=change.confidence)
     if kind is ChangeKind.MIN_CONFIDENCE:
         return replace(finding, below_min_confidence=True)
+    if kind is ChangeKind.REUSE:
+        return finding  # recorded for the reader: the answer is the stored one
     assert change.severity is not None  # SEVERITY always carries the new one
     return replace(finding, severity=change.severity)
 
@@ -175,7 +196,7 @@ def _overrule(change: Change, finding: Finding, why: str) -> Finding:
         # What the model said stays visible next to why it did not count.
         finding = replace(finding, triage="overruled", triage_reason=change.reason,
                           triage_confidence=change.confidence)
-    note = f"{change.kind.value} ({change.origin.value}) not accepted: {why}"
+    note = f"{change.kind.value} by {change.origin.value}: {why}"
     return replace(finding, overruled="; ".join(n for n in (finding.overruled, note) if n))
 
 

@@ -100,10 +100,13 @@ class Finding:
     #: neither fails an item nor becomes an inline comment.
     below_min_confidence: bool = False
     #: Muted by the team, decided after evaluation (never by a model): "inline" (a
-    #: ``secreview: ignore[rule] reason`` comment in the code) or "baseline" (an entry of
-    #: ``--secreview-baseline``), with the reason or the baseline's note. Kept in every report
-    #: as suppressed and never failing an item. ``suppression_added``: the pull request itself
-    #: added the inline comment (shown as such to the reviewer).
+    #: ``secreview: ignore[rule] reason`` comment in the code), "baseline" (an entry of
+    #: ``--secreview-baseline``) or "excluded" (a path exclusion), with the reason or the
+    #: baseline's note. Kept in every report as suppressed and never failing an item.
+    #: ``suppression_added``: the pull request itself added the inline comment (shown as such
+    #: to the reviewer). On a reported finding, this field, ``triage`` "dismissed" and
+    #: ``below_min_confidence`` are what :func:`pytest_secreview.core.decide.decide` accepted
+    #: of the item record's changes; a producer's value is only a claim it turns into a change.
     suppression: str | None = None
     suppression_reason: str = ""
     suppression_added: bool = False
@@ -124,6 +127,12 @@ class Finding:
         suppressed, or below ``--secreview-min-confidence``. Every check of "does this
         finding count" uses this."""
         return self.suppressed or self.below_min_confidence
+
+    def fails(self, threshold: Severity) -> bool:
+        """True when the finding counts against ``threshold``: at or above it and not muted.
+        Meaningful on a decided finding (:func:`pytest_secreview.core.decide.decide` sets
+        the fields that mute it); the one test of "does it fail the review"."""
+        return self.severity.at_least(threshold) and not self.muted
 
     def confidence_text(self) -> str:
         """``confidence 0.80``, or ``no confidence stated``."""

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from .findings import Finding
+from .findings import Finding, number_occurrences
 from .severity import Severity
 
 __all__ = ["DETERMINISTIC", "LOWERING", "TRUSTED", "Change", "ChangeKind", "ItemRecord", "Origin",
-           "Provenance", "as_found", "changes_from_fields", "from_cache", "provenance"]
+           "Provenance", "as_found", "changes_from_fields", "provenance"]
 
 
 class Provenance(StrEnum):
@@ -60,6 +60,7 @@ class ChangeKind(StrEnum):
     SEVERITY = "severity"  # its severity set to ``Change.severity``
     MIN_CONFIDENCE = "min-confidence"  # its stated confidence is below the team's minimum
     EXCLUDE = "exclude"  # its file is one the rule does not see (see decide.judge_exclusion)
+    REUSE = "reuse"  # the model's answer came from the evaluation cache (lowers nothing)
 
 
 #: The kinds that lower a finding (a severity change lowers when it goes down).
@@ -81,7 +82,7 @@ class Origin(StrEnum):
     PR_FILES = "pr-files"  # anything the pull request can place in the work tree
     MODEL = "model"  # a model's answer (steered by the pull request's text)
     VERIFIER = "verifier"  # the verifier model's answer
-    CACHE = "cache"  # carried by a stored evaluation: re-judged, never trusted
+    CACHE = "cache"  # a stored evaluation: never trusted, never lowers at the threshold
 
 
 #: The origins whose lowering counts at or above the fail threshold. Everything else is
@@ -133,13 +134,6 @@ class Change:
                    confidence=data.get("confidence"))
 
 
-def from_cache(changes: tuple[Change, ...]) -> tuple[Change, ...]:
-    """``changes`` as a stored evaluation carries them into this run: each one's origin
-    becomes :attr:`Origin.CACHE`, so none is trusted because an earlier run trusted it (the
-    trusted ones, baseline and suppressions, are decided again by this run)."""
-    return tuple(replace(c, origin=Origin.CACHE) for c in changes)
-
-
 @dataclass(frozen=True)
 class ItemRecord:
     """Everything one item produced; rendered by every output, decided by ``decide``."""
@@ -188,7 +182,7 @@ class ItemRecord:
                    fixes=tuple(data.get("fixes") or ()))
 
 
-def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, model_cached: bool
+def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, reused: bool
                         ) -> tuple[tuple[Finding, ...], tuple[Change, ...]]:
     """The producers' findings as found, and the changes their fields claim.
 
@@ -196,12 +190,15 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, model_ca
     baseline, the model's triage and the verifier, ``--secreview-min-confidence``) write
     what they did on the finding; this turns each into a :class:`Change` with its origin,
     for :func:`.decide.decide` to accept or refuse. ``writer``: the pull request's author
-    has write access (a suppression it adds is then a maintainer's); ``model_cached``: the
-    model's answers came from the evaluation cache (:func:`from_cache`).
+    has write access (a suppression it adds is then a maintainer's); ``reused``: the
+    model's review came from the evaluation cache, recorded as a :attr:`ChangeKind.REUSE`
+    on each of its findings (the cache holds findings as found: see
+    ``evaluation.review``, which reads them through :func:`as_found`).
     """
     found: list[Finding] = []
     changes: list[Change] = []
-    for finding in findings:
+    # A change names its finding by fingerprint: identical lines are told apart first.
+    for finding in number_occurrences(findings):
         key = finding.fingerprint
         if finding.suppression == "baseline":
             changes.append(Change(key, ChangeKind.BASELINE, Origin.BASELINE,
@@ -213,9 +210,11 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, model_ca
         if finding.triage in ("dismissed", "confirmed"):
             kind = ChangeKind.DISMISS if finding.triage == "dismissed" else ChangeKind.CONFIRM
             judge = Origin.MODEL if provenance(finding) & DETERMINISTIC else Origin.VERIFIER
-            change = Change(key, kind, judge, finding.triage_reason,
-                            confidence=finding.triage_confidence)
-            changes += from_cache((change,)) if model_cached else [change]
+            changes.append(Change(key, kind, judge, finding.triage_reason,
+                                  confidence=finding.triage_confidence))
+        if reused and Provenance.MODEL in provenance(finding):
+            changes.append(Change(key, ChangeKind.REUSE, Origin.CACHE,
+                                  "reused from the evaluation cache: no model call"))
         if finding.below_min_confidence:
             changes.append(Change(key, ChangeKind.MIN_CONFIDENCE, Origin.SETTINGS,
                                   f"{finding.confidence_text()} is below the minimum"))
@@ -227,10 +226,12 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, model_ca
 DECIDED_TRIAGE = ("dismissed", "confirmed", "overruled")
 
 
-def as_found(finding: Finding) -> Finding:
+def as_found(finding: Finding, *, verdict: bool = False) -> Finding:
     """``finding`` with every field a change decides cleared: nothing but an accepted change
-    marks a finding lowered, whatever a producer, a cache or a worker left there."""
-    decided = finding.triage in DECIDED_TRIAGE
+    marks a finding lowered, whatever a producer, a cache or a worker left there.
+    ``verdict`` keeps a model's confirm or dismiss (a stored second look, reused: it becomes
+    a change again and is judged like a fresh one)."""
+    decided = finding.triage in DECIDED_TRIAGE and not verdict
     return replace(finding, suppression=None, suppression_reason="", suppression_added=False,
                    below_min_confidence=False, overruled="",
                    triage=None if decided else finding.triage,

@@ -13,7 +13,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.decide import Policy, decide
 from ..core.findings import Finding
+from ..core.record import ItemRecord, changes_from_fields
+from ..core.severity import Severity
 from ..diff.git import load_diff
 from ..diff.model import Diff
 from ..errors import RuleError
@@ -69,6 +72,7 @@ def review_range(
     use_scanners: bool = True,
     parsed_rules: Sequence[Rule] | None = None,
     paths: Collection[str] | None = None,
+    fail_on: Severity = Severity.CRITICAL,
 ) -> RangeReview:
     """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``
     (``use_taint=False`` leaves out the rules' dataflow sections and ``use_scanners=False``
@@ -76,7 +80,9 @@ def review_range(
 
     ``parsed_rules`` are rules already loaded (then ``rules`` and ``rules_from`` are not
     read); ``paths`` limits the review to those changed files (fix mode re-checks a patched
-    file this way).
+    file this way). Suppressions are decided by :func:`~..core.decide.decide` under
+    ``fail_on``, as in a pytest run whose author's write access is not established: one
+    the range adds mutes only findings below it.
 
     Raises :class:`~pytest_secreview.errors.SecreviewError` subclasses with actionable
     messages (unknown ref, not a repository, no rule files).
@@ -107,9 +113,13 @@ def review_range(
     for rule in parsed:
         for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
-            findings.extend(quiet.apply(evaluation.findings, rule.id,
-                                        [part.file for part in target.parts],
-                                        category=rule.category))
+            quieted = quiet.apply(evaluation.findings, rule.id,
+                                  [part.file for part in target.parts], category=rule.category)
+            # Decided as in a pytest run whose author's write access is not established.
+            found, changes = changes_from_fields(quieted, writer=False, reused=False)
+            record = ItemRecord(nodeid=f"{rule.id}[{target.label}]", rule=rule.id,
+                                path=target.file.path, findings=found, changes=changes)
+            findings.extend(decide(record, Policy(fail_on=fail_on)).findings)
             for part in target.parts:
                 if taint is not None and taint.not_reviewed(part.file.path):
                     taint_failed[part.file.path] = taint.not_reviewed(part.file.path) or ""

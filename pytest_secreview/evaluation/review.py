@@ -17,7 +17,7 @@ from google.auth.exceptions import GoogleAuthError
 from .. import __version__
 from ..audit.statement import cap
 from ..budget import Budget
-from ..cache import EvaluationCache, cache_key
+from ..cache import EvaluationCache, cache_key, stored_review, stored_verdicts
 from ..core.findings import Finding
 from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
@@ -30,7 +30,6 @@ from ..rules.model import Rule
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
 from ..usage import ReviewUsage
-from ..usage_counts import USAGE_COUNTS
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
 from .guidance import Guidance
@@ -260,7 +259,7 @@ class ModelReviewer:
             })
             hit = self.cache.get(key)
             if hit is not None:
-                return tuple(Finding.from_json(f) for f in hit["findings"]), {"cache": "hit"}
+                return stored_verdicts(hit), {"cache": "hit"}
         usage = ReviewUsage(prices=self.prices,
                             on_cost=self.budget.add if self.budget is not None else None)
         try:
@@ -334,7 +333,7 @@ class ModelReviewer:
         if self.cache is not None and key is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                return _with_preloading(_from_cache(hit), preloaded)
+                return _with_preloading(stored_review(hit), preloaded)
         if self.budget is not None:
             self.budget.check(f"{target.rule.id} on {target.label}")
         output = self._review(target, deterministic, hunks, pr_context, preloaded)
@@ -482,19 +481,3 @@ def _without_denied(target: BatchTarget) -> tuple[BatchTarget | None, str]:
 
 #: Bumped when the tools' behaviour changes what a review can see; part of the cache key.
 TOOLS_VERSION = "2"
-
-
-def _from_cache(entry: dict[str, Any]) -> AgentOutput:
-    """A cached review: the same findings, no model call now, the original cost noted."""
-    original = entry.get("usage", {})
-    usage = {
-        **dict.fromkeys(USAGE_COUNTS, 0),
-        "mode": entry.get("mode"), "models": original.get("models", []), "cost_usd": 0.0,
-        "wall_seconds": 0.0, "cache": "hit", "original_cost_usd": original.get("cost_usd"),
-    }
-    return AgentOutput(
-        findings=[Finding.from_json(f) for f in entry.get("findings", [])],
-        mode=str(entry.get("mode")), usage=usage,
-        transcript=tuple(entry.get("transcript", [])), sent=entry.get("sent", {}),
-        cached=True,
-    )

@@ -33,7 +33,7 @@ MAX_FIXES_PER_ITEM = 10
 def confirmed(findings: Sequence[Finding], threshold: Severity) -> list[Finding]:
     """The findings fix mode proposes patches for: at or above the threshold and not
     muted (the ones that fail the item)."""
-    return [f for f in findings if f.severity.at_least(threshold) and not f.muted]
+    return [f for f in findings if f.fails(threshold)]
 
 
 def suggestion_for(head: str, patched: str, line: int, end_line: int | None) -> str | None:

@@ -24,6 +24,9 @@ class PullRequest:
     title: str = ""
     body: str = ""
     token: str | None = field(default=None, repr=False)
+    #: The pull request's author (``user.login``) and account type (``User``, ``Bot``).
+    author: str = ""
+    author_type: str = ""
 
     @property
     def can_call_api(self) -> bool:
@@ -48,6 +51,8 @@ def pull_request_from_env(
     head = pr.get("head")
     head_sha = head.get("sha") if isinstance(head, dict) else None
     event_number = pr.get("number", event.get("number"))
+    user = pr.get("user")
+    user = user if isinstance(user, dict) else {}
     return PullRequest(
         repository=repository or env.get("GITHUB_REPOSITORY") or None,
         number=number or (event_number if isinstance(event_number, int) else None),
@@ -56,4 +61,6 @@ def pull_request_from_env(
         title=str(pr.get("title") or ""),
         body=str(pr.get("body") or ""),
         token=env.get("SECREVIEW_GITHUB_TOKEN") or env.get("GITHUB_TOKEN") or None,
+        author=str(user.get("login") or ""),
+        author_type=str(user.get("type") or ""),
     )

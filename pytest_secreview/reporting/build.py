@@ -7,8 +7,8 @@ from ..core.findings import Finding
 from ..github.context import PullRequest
 from ..severity import one_line
 from ..state import ReviewState
-from .model import FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
-from .summary import Summary
+from .model import ChangeReport, FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
+from .summary import ItemResult, Summary
 
 
 def _rules(review: ReviewState) -> list[RuleReport]:
@@ -24,6 +24,17 @@ def _rules(review: ReviewState) -> list[RuleReport]:
     return sorted(rules, key=lambda r: r.id)
 
 
+def changes_of(result: ItemResult) -> list[ChangeReport]:
+    """The item record's changes, each with whether ``core.decide`` accepted it."""
+    if result.record is None or result.verdict is None:
+        return []
+    refused = {r.change: r.why for r in result.verdict.refused}
+    return [ChangeReport(fingerprint=c.fingerprint, kind=c.kind.value, origin=c.origin.value,
+                         trusted=c.trusted, reason=c.reason, severity=c.severity,
+                         accepted=c not in refused, refused_because=refused.get(c, ""))
+            for c in result.record.changes]
+
+
 def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) -> Report:
     """The report of the whole review: the same whatever the order items finished in."""
     items = [
@@ -33,7 +44,7 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
             findings=[Finding.from_json(f) for f in r.findings], usage=r.usage,
             duration=round(r.duration, 3),
             risk_evidence=r.risk_evidence, assessments=r.assessments,  # type: ignore[arg-type]
-            fixes=[FixReport.from_json(f) for f in r.fixes],
+            fixes=[FixReport.from_json(f) for f in r.fixes], changes=changes_of(r),
         )
         for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
     ]

@@ -216,6 +216,8 @@ def finding_meta(finding: FindingReport) -> str:
 def finding_prose(finding: FindingReport, *, suggestion_block: bool = True) -> list[str]:
     """Explanation, exploit scenario, recommendation and the suggestion (plain fence)."""
     blocks = []
+    if finding.overruled:  # a lowering that did not count: a reviewer should see it
+        blocks.append("**Not accepted:** " + escape_text(finding.overruled, 600, one_line=True))
     if finding.explanation.strip():
         blocks.append(escape_text(finding.explanation))
     if finding.exploit_scenario.strip():

@@ -95,6 +95,22 @@ class AssessmentReport(_Model):
     error: str | None = Field(None, description="Why there is no real verdict (ERROR).")
 
 
+class ChangeReport(_Model):
+    """A change made to one of an item's findings after it was found (its record's
+    :class:`~pytest_secreview.core.record.Change`) and whether ``core.decide`` accepted it."""
+
+    fingerprint: str = Field(description="The finding it applies to.")
+    kind: str = Field(description="suppress, baseline, dismiss, confirm, severity, "
+                      "min-confidence, exclude or reuse.")
+    origin: str = Field(description="Where it came from (baseline, base-comment, "
+                        "maintainer-comment, pr-comment, model, verifier, settings, cache...).")
+    trusted: bool = Field(description="The origin is not controlled by the pull request.")
+    reason: str = ""
+    severity: Severity | None = Field(None, description="severity: the new severity.")
+    accepted: bool = Field(True, description="False: refused, the finding stands.")
+    refused_because: str = ""
+
+
 class ItemReport(_Model):
     """One pytest item: a rule applied to a changed file (or, for the intent audit, to the
     whole pull request: ``path`` is ``(pull request)``)."""
@@ -118,6 +134,9 @@ class ItemReport(_Model):
     fixes: list[FixReport] = Field(
         default_factory=list, description="--secreview-mode=fix: one proposed patch per "
         "confirmed finding, kept (it applies and removes the finding) or dropped, and why.")
+    changes: list[ChangeReport] = Field(
+        default_factory=list, description="Every change made to the item's findings after "
+        "they were found, with its origin and whether it was accepted.")
 
 
 class NotReviewed(_Model):
@@ -166,5 +185,4 @@ class Report(_Model):
     @property
     def failing(self) -> list[FindingReport]:
         """Findings at or above the fail threshold."""
-        return [f for f in self.findings
-                if f.severity.at_least(self.fail_on) and not f.muted]
+        return [f for f in self.findings if f.fails(self.fail_on)]

@@ -1,12 +1,14 @@
 """Aggregate item reports into the session's results.
 
 Runs wherever reports arrive: in a plain run, and on the xdist controller, which receives
-every worker's reports; workers only ship JSON-safe data in ``user_properties``.
+every worker's reports. Each item ships its record and verdict once, on its setup report
+(``report.secreview_record``, JSON-safe: see :mod:`pytest_secreview.core.record`); every
+output renders those. ``user_properties`` carry only the node's rule and path (and the JUnit
+properties, a rendering of the record).
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,8 +16,9 @@ from typing import Any
 
 import pytest
 
+from ..core.decide import Verdict
+from ..core.record import ItemRecord
 from ..core.severity import Severity, worst_first
-from ..unreviewed import NOT_REVIEWED_PROPERTY
 from ..usage_counts import USAGE_COUNTS
 
 
@@ -42,6 +45,19 @@ class ItemResult:
     risk_evidence: dict[str, Any] | None = None  # the intent audit's, apart from judgment
     assessments: list[dict[str, Any]] = field(default_factory=list)
     fixes: list[dict[str, Any]] = field(default_factory=list)  # fix mode's patches
+    #: What the item recorded and what ``core.decide`` made of it (None: no record, e.g. a
+    #: broken rule's error item).
+    record: ItemRecord | None = None
+    verdict: Verdict | None = None
+
+    def take(self, record: ItemRecord, verdict: Verdict) -> None:
+        """Render the item's record: its decided findings and what else it did."""
+        self.record, self.verdict = record, verdict
+        self.findings = [f.to_json() for f in verdict.findings]
+        self.usage, self.mode, self.cached = dict(record.usage), record.mode, record.cached
+        self.not_reviewed = record.not_reviewed
+        self.assessments = list(record.assessments)
+        self.fixes = list(record.fixes)
 
 
 @dataclass(eq=False)  # registered as a pluggy plugin, which must be hashable
@@ -76,19 +92,12 @@ class Summary:
                 # pytest keeps every report to the end (the terminal's statistics): the
                 # artifact lives here only, until it is written.
                 del report.secreview_artifact
-        if "secreview_findings" in props:
-            result.findings = json.loads(props["secreview_findings"])
-            result.usage = json.loads(props.get("secreview_usage", "{}"))
-            result.mode = props.get("secreview_mode")
-            result.cached = props.get("secreview_cached") == "true"
-        if NOT_REVIEWED_PROPERTY in props:
-            result.not_reviewed = props[NOT_REVIEWED_PROPERTY]
-        if "secreview_risk_evidence" in props:
-            result.risk_evidence = json.loads(props["secreview_risk_evidence"])
-        if "secreview_assessments" in props:  # the intent audit's, or several models'
-            result.assessments = json.loads(props["secreview_assessments"])
-        if "secreview_fixes" in props:
-            result.fixes = json.loads(props["secreview_fixes"])
+        shipped = getattr(report, "secreview_record", None)
+        if isinstance(shipped, dict):
+            result.take(ItemRecord.from_json(shipped["record"]),
+                        Verdict.from_json(shipped["verdict"]))
+            if shipped.get("risk_evidence") is not None:  # the intent audit's, apart
+                result.risk_evidence = shipped["risk_evidence"]
         if report.skipped:
             result.outcome = "skipped"
             result.reason = _skip_reason(report)

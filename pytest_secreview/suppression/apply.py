@@ -1,8 +1,11 @@
-"""Decide which findings are suppressed: after evaluation, from the code and the baseline only.
+"""Find which suppressions apply: after evaluation, from the code and the baseline only.
 
 :class:`Quiet` runs on every process that evaluates items, on the findings of every source
 (pattern, taint, scanner, model) once the item's evaluation is complete, so neither a model
-nor anything cached can add a suppression: the fields are cleared, then decided here.
+nor anything cached can claim a suppression: the fields are cleared, then found here. What
+it marks becomes a change of the item's record; whether the change counts is decided by
+:func:`~..core.decide.decide` (a suppression the pull request adds counts at or above the
+fail threshold only when its author has write access: :mod:`.authority`).
 
 - An inline ``secreview: ignore[rule] reason`` covering the finding (see :mod:`.inline`)
   marks it ``suppression="inline"`` with the reason; ``suppression_added`` when the comment
@@ -12,8 +15,8 @@ nor anything cached can add a suppression: the fields are cleared, then decided 
   for a finding of the fact categories (:data:`~..core.findings.FACT_CATEGORIES`): the
   finding stands and a LOW finding says why. A committed key leaks whatever the comment
   says; known test keys go in the baseline, which is read from the base revision.
-- Otherwise a baseline entry with the finding's fingerprint marks it ``"baseline"`` with the
-  entry's note.
+- Otherwise, or when the pull request added the comment, a baseline entry with the
+  finding's fingerprint marks it ``"baseline"`` with the entry's note.
 - A suppression comment without a reason (or without a rule id) suppresses nothing and
   becomes a finding of its own (rule :data:`SUPPRESSION_RULE`), reported by the item of the
   rule it names when the pull request adds it, and by any item whose finding it sits on.
@@ -83,10 +86,14 @@ class Quiet:
                 fact = finding.category in FACT_CATEGORIES or (
                     finding.rule == rule and category in FACT_CATEGORIES)
                 finding = self._inline(finding, problems, fact)
-            if finding.suppression is None and self.baseline is not None:
+            # The baseline (read from the base revision) before a comment the pull request
+            # adds: the trusted reason is the one that holds at the fail threshold.
+            if (finding.suppression is None or finding.suppression_added) and \
+                    self.baseline is not None:
                 note = self.baseline.justification(finding)
                 if note is not None:
-                    finding = replace(finding, suppression="baseline", suppression_reason=note)
+                    finding = replace(finding, suppression="baseline", suppression_reason=note,
+                                      suppression_added=False)
             out.append(finding)
         if inline and rule is not None:
             for file in files:
