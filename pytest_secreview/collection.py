@@ -345,15 +345,24 @@ class UnreviewedItem(pytest.Item):
 
     def setup(self) -> None:
         from .evaluation.deterministic import MAX_STREAMED_FINDINGS, scan_unreviewed
+        from .triage.ignore import IGNORE_FILE
 
         review = self.config.stash[REVIEW_KEY]
         note = f"{self.reason}; the deterministic rules scanned it line by line"
+        # An ignored file (.secreviewignore) is scanned by the rules it is not excluded from
+        # (credential rules) and, when they find nothing, is not counted as unreviewed.
+        self.ignored = review.ignore.pattern_of(self.file.path)
+        rules = [r for r in review.rules if not review.ignore.excludes(r, self.file.path)]
+        if self.ignored is not None:
+            note = (f"{self.reason}; ignored ({IGNORE_FILE}: {self.ignored}): the credential "
+                    "rules scanned it line by line")
         try:
             found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
-                                         review.diff.head_sha, self.file, review.rules)
+                                         review.diff.head_sha, self.file, rules)
         except GitError as exc:
             found, cut = [], False
             note = f"{self.reason}; the deterministic scan failed: {exc}"
+            self.ignored = None  # nothing was checked: it counts as not reviewed
         if cut:
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
         hook = self.config.hook.pytest_secreview_filter_finding
@@ -363,7 +372,9 @@ class UnreviewedItem(pytest.Item):
         as_found, changes = changes_from_fields(tuple(findings), writer=review.author_writes,
                                                 reused=False)
         record = ItemRecord(nodeid=self.nodeid, rule=None, path=self.file.path,
-                            findings=as_found, changes=changes, not_reviewed=note)
+                            findings=as_found, changes=changes,
+                            # an ignored file whose credential scan ran is not a gap
+                            not_reviewed=note if self.ignored is None else None)
         self.verdict = decide(record, review.policy)
         review.metadata[self.nodeid] = metadata_of(record, self.verdict)
         attach_record(self, record, self.verdict)

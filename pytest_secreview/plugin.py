@@ -144,6 +144,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
                               Handoff.read(Path(handed)) if handed else None)
         config.stash[REVIEW_KEY] = review
         config.stash[_SETTINGS] = review.settings  # with the base revision's ini values
+        from _pytest.junitxml import xml_key
+
+        xml = config.stash.get(xml_key, None)
+        if xml is not None:  # --junitxml, on the process that writes it
+            from .reporting.junit import JUnitNames
+
+            config.pluginmanager.register(JUnitNames(xml), "secreview-junit")
         from .modes import resolve_mode
 
         # From the trusted settings: the pull request's own ini cannot choose the mode.
@@ -277,6 +284,12 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    rule = getattr(getattr(item, "target", None), "rule", None)
+    if report.skipped and isinstance(report.longrepr, tuple) and rule is not None:
+        # A rule's items skipped for one reason (no model, say) are one line of pytest's
+        # short summary with their count: located at the rule file, not at each changed file.
+        _path, line, reason = report.longrepr
+        report.longrepr = (rule.source, line, reason)
     if call.when == "setup" and _enabled(item.config):
         from .state import ARTIFACT_KEY, RECORD_KEY
 

@@ -23,7 +23,7 @@ from .options import Settings
 from .rules.loader import RuleFiles, RuleSource, find_rule_files
 from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
-from .rules.parse import parse_rule
+from .rules.parse import parse_rules
 from .trust import tracked_under
 
 if TYPE_CHECKING:  # each layer loads when the review first needs it
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .suppression.apply import Quiet
     from .suppression.authority import Authority
     from .suppression.baseline import Baseline
+    from .triage.ignore import IgnoreFile
     from .triage.plan import TriagePlan
 
 
@@ -94,13 +95,7 @@ class ReviewState:
     @cached_property
     def parsed_rules(self) -> list[tuple[RuleSource, Rule | RuleError]]:
         """Every rule file parsed once, sorted by display path; errors kept per file."""
-        parsed: list[tuple[RuleSource, Rule | RuleError]] = []
-        for source in sorted(self.rule_files.sources, key=lambda s: s.display):
-            try:
-                parsed.append((source, parse_rule(source.raw, source.display)))
-            except RuleError as exc:
-                parsed.append((source, exc))
-        return parsed
+        return parse_rules(self.rule_files.sources)
 
     @property
     def rules(self) -> list[Rule]:
@@ -117,7 +112,16 @@ class ReviewState:
 
         added, record = load_model_triage(self.session_dir)
         idle = frozenset() if self.settings.semgrep_config else NEEDS_CONFIG
-        return plan_triage(self.diff, self.prepared, self.rules, added, record, idle)
+        return plan_triage(self.diff, self.prepared, self.rules, added, record, idle,
+                           self.ignore)
+
+    @cached_property
+    def ignore(self) -> IgnoreFile:
+        """The base revision's ``.secreviewignore`` (read by every process from the pinned
+        base commit, so xdist workers agree)."""
+        from .triage.ignore import read_ignore_file
+
+        return read_ignore_file(self.repo, self.diff.base_sha)
 
     def run_model_triage(self) -> None:
         """``--secreview-triage=model``: ask the model which rules to add, once, on the
@@ -151,7 +155,7 @@ class ReviewState:
         from .triage.plan import with_dataflow_target
 
         return with_dataflow_target(rule, self.triage.targets(rule, self.prepared),
-                                    self.taint_files)
+                                    self.triage.dataflow_files(rule, self.taint_files))
 
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
         """Evaluate ``item``'s ``target``, applying the team's
@@ -297,6 +301,9 @@ def start_review(
 
         quiet = load_quiet(settings, repo, diff, invocation, notes)
         authority = _authority(settings, diff, notes)
+        from .triage.ignore import read_ignore_file
+
+        notes += read_ignore_file(repo, diff.base_sha).notes(diff)
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None

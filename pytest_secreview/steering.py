@@ -26,6 +26,7 @@ import pytest
 from .diff.model import Diff, FileDiff
 from .errors import ConfigError
 from .invocation import SELECTION, CommandLine, parse_command_line, trusted_args
+from .notices import record_warning
 from .options import SPECS, Settings, ini_values, load_settings
 from .severity import one_line
 from .trust import (
@@ -273,9 +274,8 @@ def warn_exposure(config: pytest.Config, found: list[Exposure]) -> None:
         return
     for item in found:
         if item.ran:
-            config.issue_config_time_warning(
-                # The text names the pull request's files: one neutralised line.
-                pytest.PytestWarning(f"secreview: {one_line(item.text)}"), stacklevel=2)
+            # The text names the pull request's files: one neutralised line.
+            record_warning(config.hook, pytest.PytestWarning(f"secreview: {one_line(item.text)}"))
 
 
 # -- deselected review items -----------------------------------------------------------------

@@ -185,6 +185,17 @@ def test_suspicious_only_warns_under_the_lie_gate(
     assert "SUSPICIOUS (not failed: --secreview-intent-gate=lie)" in result.stdout.str()
 
 
+def test_suspicious_under_the_lie_gate_is_reported_under_filterwarnings_error(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
+) -> None:
+    # A project whose configuration turns every warning into an error: the gate still
+    # decides (a warning, not a failure), and the warning is still reported.
+    server.queue(verdict("SUSPICIOUS"))
+    result = run(pytester, server, "--secreview-intent-gate=lie", "-W", "error")
+    result.assert_outcomes(passed=1, warnings=1)
+    assert "SUSPICIOUS (not failed: --secreview-intent-gate=lie)" in result.stdout.str()
+
+
 def test_match_passes(
     pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
 ) -> None:

@@ -15,7 +15,7 @@ import pytest
 from referencing import Registry
 from referencing.jsonschema import DRAFT4
 
-from pytest_secreview.core.findings import FlowStep
+from pytest_secreview.core.findings import PR_PATH, FlowStep
 from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting import sarif
 from pytest_secreview.reporting.model import (
@@ -171,6 +171,16 @@ def _taint_flow() -> Report:
     )
 
 
+def _pull_request_level() -> Report:
+    """The intent audit judges the whole change: its path is ``(pull request)``."""
+    return make_report(
+        [finding("intent", PR_PATH, 0, Severity.HIGH, title="Change does more than it says",
+                 suggestion="revert it")],
+        [rule("intent")],
+        not_reviewed=[NotReviewed(path=PR_PATH, rule="intent", reason="needs a model")],
+    )
+
+
 REPORTS: dict[str, Callable[[], Report]] = {
     "taint-flow": _taint_flow,
     "empty": make_report,
@@ -180,6 +190,7 @@ REPORTS: dict[str, Callable[[], Report]] = {
     "not-reviewed-and-errors": _not_reviewed_and_errors,
     "finding-of-unknown-rule": _finding_of_unknown_rule,
     "hostile-text": _hostile_text,
+    "pull-request-level": _pull_request_level,
 }
 
 
@@ -513,3 +524,13 @@ def test_write_sarif(tmp_path: Path) -> None:
     assert "XSS in índex ☃" in text  # UTF-8, not \u escapes, in the file's text...
     assert json.loads(text) == to_sarif(report)  # ...and the same log
     assert [p.name for p in target.parent.iterdir()] == ["secreview.sarif"]  # no temp left
+
+
+def test_a_pull_request_level_result_has_a_logical_location_not_a_file() -> None:
+    run = _run(_pull_request_level())
+    pull_request = [{"logicalLocations": [{"name": "pull request", "kind": "resource"}]}]
+    assert run["results"][0]["locations"] == pull_request
+    assert "fixes" not in run["results"][0]
+    note = run["invocations"][0]["toolExecutionNotifications"][0]
+    assert note["locations"] == pull_request
+    assert "pull%20request" not in json.dumps(run)

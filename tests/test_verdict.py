@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from pytest_secreview.core.findings import Finding
+from pytest_secreview.core.problems import one_per_problem
 from pytest_secreview.core.severity import Severity
-from pytest_secreview.evaluation.evaluate import merge_findings
 from tests.conftest import ReviewRepo, aws_key_id
 from tests.fake_providers import FakeServer, FakeServers, Reply, openai_completion, openai_tool_call
 
@@ -98,16 +98,17 @@ def test_merge_keeps_the_more_severe_report_and_never_lowers_a_pattern() -> None
     lower = _finding(Severity.LOW, "model:m", "probably fine", exploit_scenario="none")
     higher = _finding(Severity.CRITICAL, "model:m", "SQL injection")
     equal = _finding(Severity.HIGH, "scanner:bandit", "B608")
-    assert merge_findings([pattern, lower]) == [
-        Finding(**{**pattern.__dict__, "source": "pattern+model:m", "exploit_scenario": "none"})
+    assert one_per_problem([pattern, lower]) == [
+        Finding(**{**pattern.__dict__, "source": "pattern+model:m", "exploit_scenario": "none",
+                      "reports": 2})
     ]
-    (merged,) = merge_findings([pattern, higher, equal])
+    (merged,) = one_per_problem([pattern, higher, equal])
     assert (merged.severity, merged.title) == (Severity.CRITICAL, "SQL injection")
     assert merged.source == "pattern+model:m+scanner:bandit"
     assert merged.recommendation == "bind parameters"  # filled from the pattern's report
     other_line = Finding(rule="sqli", severity=Severity.LOW, title="x", path="db.py", line=9,
                          source="model:m")
-    assert len(merge_findings([pattern, other_line])) == 2
+    assert len(one_per_problem([pattern, other_line])) == 2
 
 
 # --------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ reported and the item is unreviewed: skipped with that reason, or failed under
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
+from ..core.findings import PR_PATH
 from ..errors import EvaluationError
+from ..notices import record_warning
 from ..rules.model import Rule
 from ..severity import one_line
 from ..unreviewed import UnreviewedFailure, judge_unreviewed
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
     from .evidence import RiskEvidence
     from .verdict import Assessment, Decision, IntentGate
 
-#: The ``path`` of an item that judges the whole change.
-PR_PATH = "(pull request)"
 
 _NO_MODEL = (
     "intent audit needs a model and none is configured; the risk evidence is in the JSON "
@@ -174,9 +173,12 @@ class IntentItem(pytest.Item):
         if self.decision == "fail":
             raise IntentFailure(self.assessment, self.evidence)
         if self.decision == "warn":
-            warnings.warn(IntentWarning(
+            # Recorded, not raised: a project's `filterwarnings = error` must not turn the
+            # gate's "reported, not failed" into a failure (see notices.py).
+            record_warning(self.ihook, IntentWarning(
                 "SUSPICIOUS (not failed: --secreview-intent-gate=lie)\n"
-                + format_assessment(self.assessment, self.evidence)), stacklevel=1)
+                + format_assessment(self.assessment, self.evidence)),
+                nodeid=self.nodeid, when="runtest")
 
     def repr_failure(
         self, excinfo: ExceptionInfo[BaseException], style: Any = None

@@ -54,9 +54,15 @@ def build_repo(repo: Path, case: Case) -> None:
     """A repository at ``repo`` whose ``main`` commit holds the case's base files and whose
     ``pr`` commit (checked out) holds exactly its head files."""
     head = case.files("head")  # first: a patch that does not apply fails before any git work
+    build_trees(repo, case.files("base"), head)
+
+
+def build_trees(repo: Path, base: Mapping[str, bytes], head: Mapping[str, bytes]) -> None:
+    """A new repository at ``repo``: ``main`` holds the files ``base``, ``pr`` (checked out)
+    exactly the files ``head``."""
     repo.mkdir(parents=True)
     run_git(repo, "init", "-q", "-b", BASE)
-    _write(repo, case.files("base"))
+    _write(repo, base)
     run_git(repo, "add", "-A")
     run_git(repo, *_IDENTITY, "commit", "-q", "--allow-empty", "-m", "base")
     run_git(repo, "checkout", "-q", "-b", HEAD)

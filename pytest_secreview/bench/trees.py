@@ -29,6 +29,8 @@ FAKES: Mapping[str, Callable[[], str]] = {
     "slack_bot_token": _repeat("xo" + "xb-", "4821", 5),
     "stripe_secret_key": _repeat("sk" + "_live_", "Fk3Q", 6),
     "password": _repeat("Rv9", "!qLz", 3),
+    # The first line of a PEM private key block: what a committed key file starts with.
+    "private_key_header": lambda: "-" * 5 + "BEGIN RSA " + "PRIVATE KEY" + "-" * 5,
 }
 
 

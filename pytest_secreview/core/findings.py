@@ -56,6 +56,9 @@ def number_occurrences(findings: Iterable[Finding]) -> list[Finding]:
 #: the pull request adds.
 FACT_CATEGORIES = frozenset({"secrets"})
 
+#: The path of a finding or item about the whole pull request (the intent audit), not a file.
+PR_PATH = "(pull request)"
+
 
 @dataclass(frozen=True)
 class FlowStep:
@@ -96,6 +99,11 @@ class Finding:
     triage_reason: str = ""
     #: How sure the check (triage or verifier) was of its verdict, when it said.
     triage_confidence: float | None = None
+    #: The severity the triage or verifier judged right when it confirmed the finding with
+    #: another one: a claim, recorded as a severity change of its origin and judged by
+    #: :func:`pytest_secreview.core.decide.decide` (never lowering a deterministic finding
+    #: at or above the threshold).
+    triage_severity: Severity | None = None
     #: Its confidence is below ``--secreview-min-confidence``: reported and marked, but it
     #: neither fails an item nor becomes an inline comment.
     below_min_confidence: bool = False
@@ -114,6 +122,12 @@ class Finding:
     #: the threshold awaiting a maintainer, a model's dismissal of a pattern finding):
     #: decided by :func:`pytest_secreview.core.decide.decide`, shown next to the finding.
     overruled: str = ""
+    #: Every rule that reported this problem when several reports were merged into this one
+    #: (:func:`pytest_secreview.core.problems.one_per_problem`; ``rule`` first); empty for
+    #: one rule's report.
+    rules: tuple[str, ...] = ()
+    #: How many reports (of any items and checks) this finding stands for.
+    reports: int = 1
 
     @property
     def dismissed(self) -> bool:
@@ -150,6 +164,7 @@ class Finding:
         """JSON-safe dict (the ``finding.schema.json`` shape)."""
         data = asdict(self)
         data["severity"] = self.severity.value
+        data["triage_severity"] = self.triage_severity.value if self.triage_severity else None
         data["flow"] = [asdict(step) for step in self.flow]
         return data
 
@@ -157,7 +172,10 @@ class Finding:
     def from_json(cls, data: dict[str, Any]) -> Finding:
         """Inverse of :meth:`to_json`."""
         flow = tuple(FlowStep(**step) for step in data.get("flow") or ())
-        return cls(**{**data, "severity": Severity(data["severity"]), "flow": flow})
+        adjusted = data.get("triage_severity")
+        return cls(**{**data, "severity": Severity(data["severity"]), "flow": flow,
+                      "triage_severity": Severity(adjusted) if adjusted else None,
+                      "rules": tuple(data.get("rules") or ())})
 
     def with_fingerprint(self, anchor: str) -> Finding:
         """Return a copy whose fingerprint is computed from ``anchor`` (the line's text)."""

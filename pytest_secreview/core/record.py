@@ -212,6 +212,10 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, reused: 
             judge = Origin.MODEL if provenance(finding) & DETERMINISTIC else Origin.VERIFIER
             changes.append(Change(key, kind, judge, finding.triage_reason,
                                   confidence=finding.triage_confidence))
+            adjusted = finding.triage_severity
+            if kind is ChangeKind.CONFIRM and adjusted and adjusted is not finding.severity:
+                changes.append(Change(key, ChangeKind.SEVERITY, judge, finding.triage_reason,
+                                      severity=adjusted, confidence=finding.triage_confidence))
         if reused and Provenance.MODEL in provenance(finding):
             changes.append(Change(key, ChangeKind.REUSE, Origin.CACHE,
                                   "reused from the evaluation cache: no model call"))
@@ -236,4 +240,5 @@ def as_found(finding: Finding, *, verdict: bool = False) -> Finding:
                    below_min_confidence=False, overruled="",
                    triage=None if decided else finding.triage,
                    triage_reason="" if decided else finding.triage_reason,
-                   triage_confidence=None if decided else finding.triage_confidence)
+                   triage_confidence=None if decided else finding.triage_confidence,
+                   triage_severity=None if decided else finding.triage_severity)

@@ -85,11 +85,24 @@ def resolve_base(repo: Path, base: str | None, env: Mapping[str, str]) -> str:
     )
 
 
+#: The remedy for a clone without the history the review needs.
+_UNSHALLOW = ("fetch the history, e.g. `fetch-depth: 0` in actions/checkout, or run "
+              "`git fetch --unshallow` (or `git fetch --deepen=<n>`) before pytest --secreview")
+
+
+def _is_shallow(repo: Path) -> bool:
+    proc = run_git(repo, "rev-parse", "--is-shallow-repository", check=False)
+    return proc.stdout.strip() == b"true"
+
+
 def _resolve_sha(repo: Path, ref: str, role: str) -> str:
     sha = _resolves(repo, ref)
     if sha is None:
         if ref == "HEAD":
             hint = "the repository has no commits yet"
+        elif _is_shallow(repo):
+            # Fetching the one branch would not help: the head has no history to meet it.
+            hint = f"this is a shallow clone without it: {_UNSHALLOW}"
         else:
             branch = ref.removeprefix("origin/")
             hint = f"if it is a branch of the remote, fetch it first: git fetch origin {branch}"
@@ -105,13 +118,9 @@ def _merge_base(repo: Path, base_sha: str, head_sha: str, base_ref: str) -> str:
     if proc.returncode != 1:
         msg = proc.stderr.decode("utf-8", "replace").strip()
         raise GitError(f"git merge-base failed: {msg or f'exit status {proc.returncode}'}")
-    shallow = run_git(repo, "rev-parse", "--is-shallow-repository", check=False)
-    if shallow.stdout.strip() == b"true":
+    if _is_shallow(repo):
         raise GitError(
-            f"no common ancestor of {base_ref!r} and HEAD in this shallow clone: fetch the "
-            "history, e.g. `fetch-depth: 0` in actions/checkout, or run "
-            "`git fetch --unshallow` (or `git fetch --deepen=<n>`) before pytest --secreview"
-        )
+            f"no common ancestor of {base_ref!r} and HEAD in this shallow clone: {_UNSHALLOW}")
     raise GitError(
         f"{base_ref!r} and the head share no history (unrelated histories): pass a --base "
         "that the reviewed branch was created from"

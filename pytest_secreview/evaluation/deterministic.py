@@ -46,12 +46,12 @@ def _finding(rule: Rule, detect: Detect, path: str, line: int, text: str) -> Fin
         source="pattern",
         category=rule.category,
         cwe=rule.cwe,
+        # In words, the rule's own message: the regular expression says nothing to a reader.
         explanation=(
-            f"This pull request removes a line matching `{detect.pattern.source}`"
+            f"{detect.message}: this pull request removes a line that had it ({rule.title})."
             if removed
-            else f"Added line matches `{detect.pattern.source}`"
-        )
-        + f" ({rule.title}).",
+            else f"{detect.message}, on a line this pull request adds ({rule.title})."
+        ),
         recommendation=detect.recommendation or rule.description,
         confidence=1.0,
     )

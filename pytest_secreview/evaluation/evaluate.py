@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..core.findings import Finding
+from ..core.problems import one_per_problem
 from ..errors import EvaluationError
 from ..rules.matcher import DataflowTarget, Target
 from ..usage_counts import USAGE_COUNTS
@@ -121,7 +122,7 @@ def evaluate(
                 # With several models, the findings their consensus counted stand too.
                 both = [*findings, *exc.findings]
                 exc.findings = below_confidence(sorted(
-                    merge_findings(f for f in both if keep(f)), key=Finding.sort_key),
+                    one_per_problem(f for f in both if keep(f)), key=Finding.sort_key),
                     min_confidence)
                 raise
             findings = [*record_verdicts(findings, output.findings), *output.findings]
@@ -132,7 +133,7 @@ def evaluate(
         usage = {**usage, "scanner": scan.info}
         if scan.note:
             not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
-    kept = sorted(merge_findings(f for f in findings if keep(f)), key=Finding.sort_key)
+    kept = sorted(one_per_problem(f for f in findings if keep(f)), key=Finding.sort_key)
     kept, usage = _triage(target, kept, usage, verify)
     return Evaluation(below_confidence(kept, min_confidence), mode, usage, not_reviewed,
                       cached=cached,
@@ -149,7 +150,7 @@ def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,
         findings += flows
         if not_analysed:
             why.append(f"{part.file.path}: {not_analysed}")
-    kept = sorted(merge_findings(f for f in findings if keep(f)), key=Finding.sort_key)
+    kept = sorted(one_per_problem(f for f in findings if keep(f)), key=Finding.sort_key)
     return Evaluation(tuple(kept), "deterministic", {}, "; ".join(why) or None)
 
 
@@ -205,46 +206,3 @@ def sum_usage(usages: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return total
 
 
-#: Joins the sources of one finding reported by several checks, e.g. ``pattern+model:<id>``.
-SOURCE_SEPARATOR = "+"
-
-
-def merge_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """One finding per location (path, line, fingerprint or title), in first-seen order.
-
-    When a pattern and the model flag the same line, the more severe report wins (on a tie,
-    the first: patterns come first, so a deterministic finding is never replaced by an equal
-    one), its empty fields are filled from the other, and ``source`` records both checks.
-    A model can raise a pattern's severity but never lower it, and "no findings" from a
-    model removes nothing.
-    """
-    merged: dict[tuple[str, int, str], Finding] = {}
-    for finding in findings:
-        key = (finding.path, finding.line, finding.fingerprint or finding.title)
-        kept = merged.get(key)
-        merged[key] = finding if kept is None else _merge_two(kept, finding)
-    return list(merged.values())
-
-
-def _merge_two(first: Finding, second: Finding) -> Finding:
-    winner, other = (second, first) if second.severity.rank > first.severity.rank else (
-        first, second)
-    sources = [*first.source.split(SOURCE_SEPARATOR), *second.source.split(SOURCE_SEPARATOR)]
-    return replace(
-        winner,
-        source=SOURCE_SEPARATOR.join(dict.fromkeys(s for s in sources if s)),
-        end_line=winner.end_line or other.end_line,
-        category=winner.category or other.category,
-        cwe=winner.cwe or other.cwe,
-        explanation=winner.explanation or other.explanation,
-        exploit_scenario=winner.exploit_scenario or other.exploit_scenario,
-        recommendation=winner.recommendation or other.recommendation,
-        suggestion=winner.suggestion or other.suggestion,
-        confidence=_higher(winner.confidence, other.confidence),
-    )
-
-
-def _higher(first: float | None, second: float | None) -> float | None:
-    """The higher stated confidence; None only when neither stated one."""
-    stated = [c for c in (first, second) if c is not None]
-    return max(stated) if stated else None

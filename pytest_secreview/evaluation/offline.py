@@ -23,9 +23,10 @@ from ..errors import RuleError
 from ..rules.loader import find_rule_files
 from ..rules.matcher import DataflowTarget, PreparedDiff
 from ..rules.model import Rule
-from ..rules.parse import parse_rule
+from ..rules.parse import parse_rules
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
+from ..triage.ignore import read_ignore_file
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
@@ -51,14 +52,9 @@ def load_rules(
     """The rules a review of ``repo`` would use (same defaults and trust as the plugin) and
     one error line per rule file that did not parse."""
     files = find_rule_files(rules, repo, rules_from, base_sha, repo)
-    parsed: list[Rule] = []
-    errors: list[str] = []
-    for source in sorted(files.sources, key=lambda s: s.display):
-        try:
-            parsed.append(parse_rule(source.raw, source.display))
-        except RuleError as exc:
-            errors.append(str(exc))
-    return parsed, errors
+    parsed = parse_rules(files.sources)
+    return ([rule for _, rule in parsed if isinstance(rule, Rule)],
+            [str(rule) for _, rule in parsed if isinstance(rule, RuleError)])
 
 
 def review_range(
@@ -101,7 +97,9 @@ def review_range(
         targets=lambda rule: [t.file.path for t in prepared.targets(rule)],
         semgrep_configs=semgrep_configs,
     )
-    plan = plan_triage(diff, prepared, parsed)
+    # The base revision's .secreviewignore, judged as in a pytest run (triage/ignore.py).
+    ignore = read_ignore_file(repo, diff.base_sha)
+    plan = plan_triage(diff, prepared, parsed, ignore=ignore)
     findings: list[Finding] = []
     needs_model: list[tuple[str, str]] = []
     taint_failed: dict[str, str] = {}
@@ -111,7 +109,8 @@ def review_range(
     quiet = Quiet(repo, diff)
     dataflow = taint_files(diff) if taint is not None else None
     for rule in parsed:
-        for target in with_dataflow_target(rule, plan.targets(rule, prepared), dataflow):
+        for target in with_dataflow_target(rule, plan.targets(rule, prepared),
+                                           plan.dataflow_files(rule, dataflow)):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             quieted = quiet.apply(evaluation.findings, rule.id,
                                   [part.file for part in target.parts], category=rule.category)
@@ -129,11 +128,14 @@ def review_range(
     for file in diff.files:
         if file.unreviewed_reason:
             # Too large or binary to git: the plugin's UnreviewedItem scan, the same findings.
-            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file, parsed)
+            scanning = [r for r in parsed if not ignore.excludes(r, file.path)]
+            streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file,
+                                             scanning)
             findings.extend(streamed)
     not_reviewed = tuple(
         (f.path, f.unreviewed_reason or _why_not(f.binary, f.too_large, f.submodule))
         for f in diff.files if not f.reviewable and f.kind.value != "deleted"
+        and ignore.pattern_of(f.path) is None
     ) + tuple(sorted(taint_failed.items()))
     return RangeReview(
         diff=diff,

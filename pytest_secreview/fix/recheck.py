@@ -15,20 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.findings import Finding
+from ..core.problems import SOURCE_SEPARATOR
 from ..core.severity import Severity
 from ..evaluation.offline import review_range
 from ..rules.model import Rule
 
 #: The sources of findings the deterministic layer reproduces (``scanner:<name>`` too).
 _CHECKED_SOURCES = ("pattern", "taint")
-_SOURCE_SEPARATOR = "+"  # see evaluation.evaluate.SOURCE_SEPARATOR
 
 
 def checkable(finding: Finding) -> bool:
     """True when a deterministic check produced ``finding`` (possibly with a model), so
     re-running the checks can tell whether a patch removed it."""
     return any(s in _CHECKED_SOURCES or s.startswith("scanner:")
-               for s in finding.source.split(_SOURCE_SEPARATOR))
+               for s in finding.source.split(SOURCE_SEPARATOR))
 
 
 @dataclass(frozen=True)

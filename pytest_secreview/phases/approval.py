@@ -18,7 +18,8 @@ class PrintingClient(GitHubClient):
     """A dry-run client that also prints each request it does not send: the method and URL
     on one line, then the JSON body as :meth:`GitHubClient.request` would send it (ASCII:
     every character outside it is a ``\\u`` escape, so nothing from the pull request can
-    drive the terminal), then a blank line. Both lines go through
+    drive the terminal), then the comment's markdown as a reader will see it, each line
+    indented, then a blank line. Every line goes through
     :func:`~pytest_secreview.severity.one_line` like all printed text, so a file name holding
     ``##[error]`` cannot become a workflow command; the exact bytes are in the dry-run
     directory's request files."""
@@ -32,7 +33,12 @@ class PrintingClient(GitHubClient):
         if method.upper() != "GET":
             body = b"" if json_body is None else encode_body(json_body)
             self.out.write(f"{one_line(f'{method.upper()} {self._url(path)}')}\n"
-                           f"{one_line(body.decode('ascii'))}\n\n")
+                           f"{one_line(body.decode('ascii'))}\n")
+            markdown = (json_body or {}).get("body")
+            if isinstance(markdown, str):
+                self.out.write("--- the comment, as markdown ---\n")
+                self.out.writelines(f"    {one_line(line)}\n" for line in markdown.splitlines())
+            self.out.write("\n")
             self.out.flush()
         return super().request(method, path, json_body=json_body, params=params)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,6 +41,13 @@ _MARKER = "secreview"
 
 def _ours(items: list[pytest.Item]) -> list[pytest.Item]:
     return [i for i in items if i.get_closest_marker(_MARKER) is not None]
+
+
+def write_diff_phase(root: Path, review: ReviewState) -> None:
+    """``phases/diff.json``: the range and the parsed diff the review used."""
+    write_phase(root, "diff", {"base_ref": review.base_ref, "base_sha": review.diff.base_sha,
+                               "head_sha": review.diff.head_sha, "repository": str(review.repo),
+                               "diff": diff_to_json(review.diff)})
 
 
 class PhasePlugin:
@@ -120,10 +128,7 @@ class PhasePlugin:
                 save_model_triage(review.session_dir, added, triage.get("record") or {})
 
     def _write_diff(self, review: ReviewState) -> None:
-        data = {"base_ref": review.base_ref, "base_sha": review.diff.base_sha,
-                "head_sha": review.diff.head_sha, "repository": str(review.repo),
-                "diff": diff_to_json(review.diff)}
-        write_phase(self.root, "diff", data)
+        write_diff_phase(self.root, review)
         # The human-readable copy next to the other artifacts (redacted like them).
         ArtifactWriter(self.root, own=True).write_text("diff.patch", render_diff(review.diff))
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.problems import merged_reports
 from ..core.severity import Severity, worst_first
 from ..suppression.baseline import muted_without_note
 from .disagreement import disagreements
@@ -193,6 +194,9 @@ def _header(report: Report) -> str:
         f"{n} {s.value}" for s in SEVERITY_ORDER
         if (n := sum(1 for f in report.findings if f.severity is s and not f.suppressed))
     ) or "none"
+    if merged := merged_reports(report.findings):  # one finding per problem, said how
+        by_severity += (f" · {len(report.findings)} finding"
+                        f"{'s' if len(report.findings) != 1 else ''} ({merged} reports merged)")
     suppressed = sum(1 for f in report.findings if f.suppressed)
     if suppressed:  # never silent: counted here, listed below
         by_severity += f" · {suppressed} suppressed"

@@ -201,7 +201,10 @@ def render_comment_template(template: str, finding: FindingReport) -> str:
 
 
 def finding_meta(finding: FindingReport) -> str:
-    parts = [f"rule {inline_code(finding.rule, 120)}"]
+    if finding.rules:  # several items reported it: one problem, every rule named
+        parts = ["rules " + ", ".join(inline_code(r, 120) for r in finding.rules[:8])]
+    else:
+        parts = [f"rule {inline_code(finding.rule, 120)}"]
     if finding.cwe:
         parts.append(inline_code(finding.cwe, 40))
     if finding.category:
@@ -210,6 +213,8 @@ def finding_meta(finding: FindingReport) -> str:
     if finding.below_min_confidence:
         parts.append("below --secreview-min-confidence: fails nothing")
     parts.append(f"source {inline_code(finding.source, 120)}")
+    if finding.reports > 1:
+        parts.append(f"{finding.reports} reports merged into one")
     return " · ".join(parts)
 
 

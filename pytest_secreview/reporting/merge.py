@@ -30,6 +30,7 @@ from ..atomic import write_bytes_atomic, write_text_atomic
 from ..core.decide import UNREVIEWED_FAILS, Policy, decide
 from ..core.decide import Outcome as Decided
 from ..core.findings import Finding
+from ..core.problems import one_per_problem
 from ..core.record import ItemRecord
 from ..errors import ConfigError
 from ..severity import one_line
@@ -191,7 +192,8 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
     items.update((item.nodeid, item) for item in missing)
     ordered = sorted(items.values(), key=lambda i: i.nodeid)
     counts = Counter(item.outcome for item in ordered)
-    findings = sorted((f for item in ordered for f in item.findings), key=Finding.sort_key)
+    findings = sorted(one_per_problem(f for item in ordered for f in item.findings),
+                      key=Finding.sort_key)
     return Report(
         tool_version=first.tool_version,
         repository=next((r.repository for r in reports if r.repository), None),

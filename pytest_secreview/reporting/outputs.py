@@ -101,8 +101,11 @@ def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> s
     evaluated = {(i.rule, path) for i in report.items
                  if i.rule is not None and i.outcome in ("passed", "failed")
                  for path in batches.get(i.nodeid, (i.path,))}
+    # Every item's own reports, not the merged ones: the baseline mutes per rule and
+    # fingerprint, so each copy of a merged problem needs its entry.
+    reported = [f for item in report.items for f in item.findings]
     try:
-        return write_baseline(review.settings, invocation, report.findings, evaluated)
+        return write_baseline(review.settings, invocation, reported, evaluated)
     except (OSError, SecreviewError) as exc:
         return f"baseline not written: {exc}"
 

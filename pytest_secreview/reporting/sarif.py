@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from ..atomic import write_text_atomic
+from ..core.findings import PR_PATH
 from ..core.severity import Severity
 from ..tools.redaction import redact, strip_control
 from .model import FindingReport, Report, RuleReport
@@ -223,6 +224,9 @@ def _region(finding: FindingReport) -> dict[str, int]:
 
 
 def _location(path: str, region: dict[str, int] | None = None) -> dict[str, Any]:
+    if path == PR_PATH:
+        # About the whole change (the intent audit): a logical place, not a file to link to.
+        return {"logicalLocations": [{"name": "pull request", "kind": "resource"}]}
     physical: dict[str, Any] = {
         "artifactLocation": {"uri": artifact_uri(path), "uriBaseId": SRCROOT}
     }
@@ -245,7 +249,7 @@ def _fix(finding: FindingReport, region: dict[str, int]) -> dict[str, Any] | Non
     """The suggestion as a replacement of the reported lines. The region ends before the last
     line's newline, so one trailing newline of the suggestion is dropped. A blank suggestion
     is no fix: reading it as "delete these lines" would be a guess."""
-    if not (finding.suggestion or "").strip():
+    if not (finding.suggestion or "").strip() or finding.path == PR_PATH:
         return None
     code = _clean(finding.suggestion, _CODE_CHARS).removesuffix("\n")
     return {
@@ -269,6 +273,9 @@ def _result(
         properties["confidence"] = finding.confidence
     if finding.below_min_confidence:
         properties["below_min_confidence"] = True
+    if finding.rules:  # one problem several rules reported: ruleId is the first of them
+        properties["rules"] = [_clean(r, 200) for r in finding.rules]
+        properties["reports"] = finding.reports
     for key in ("category", "cwe", "exploit_scenario", "recommendation"):
         value = getattr(finding, key)
         if value:

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from ..core.decide import Verdict
+from ..core.findings import Finding
+from ..core.problems import one_per_problem
 from ..core.record import ItemRecord
-from ..core.severity import Severity, worst_first
 from ..usage_counts import USAGE_COUNTS
 
 
@@ -133,11 +134,12 @@ class Summary:
         return totals
 
     def findings(self) -> list[dict[str, Any]]:
-        """Every finding of every item, worst first, then by location."""
-        every = [f for r in self.items.values() for f in r.findings]
-        return sorted(every, key=lambda f: worst_first(Severity(f["severity"]), f["path"],
-                                                       f["line"], f["rule"], f["title"],
-                                                       f.get("fingerprint", "")))
+        """Every problem the items found, one finding each (the reports of one problem by
+        several items or checks merged: :func:`~..core.problems.one_per_problem`), worst
+        first, then by location. Each item's own findings and outcome stay as decided."""
+        every = one_per_problem(Finding.from_json(f)
+                                for _, r in sorted(self.items.items()) for f in r.findings)
+        return [f.to_json() for f in sorted(every, key=Finding.sort_key)]
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

@@ -8,11 +8,19 @@ from _pytest.terminal import TerminalReporter
 
 from ..core.severity import Severity
 from ..phases.names import PHASES_PLUGIN
+from ..rules.loader import BUNDLED
 from ..severity import one_line
 from ..state import ReviewState
 from .disagreement import disagreements
 from .summary import ItemResult, Summary
 
+#: Terminal markup of each severity in the findings list (a muted finding is not coloured).
+SEVERITY_MARKUP: dict[str, dict[str, bool]] = {
+    "CRITICAL": {"red": True, "bold": True},
+    "HIGH": {"red": True},
+    "MEDIUM": {"yellow": True},
+    "LOW": {"cyan": True},
+}
 #: Findings listed one per line in the terminal; the rest are in the report files.
 MAX_LISTED = 30
 #: Items listed under one "not reviewed" reason; the rest are counted.
@@ -38,6 +46,11 @@ def write_summary(
     origin = "base revision" if review.settings.rules_from == "base" else "head revision"
     tr.line(f"rules: {len(review.rule_files.sources)} rule file(s) (repository rules read "
             f"from the {origin}); fail on {review.settings.fail_on.value} and above")
+    requested = review.settings.rules
+    if requested and BUNDLED not in requested:
+        tr.line(f"rules: the bundled rules are not used (--secreview-rules names only "
+                f"{one_line(', '.join(requested))}); add --secreview-rules {BUNDLED} to use "
+                "them as well", yellow=True)
     if tr.config.option.collectonly:
         # Nothing was evaluated: neither "nothing to review" nor outcomes that never happened.
         tr.line(f"collected {collected} item(s), not evaluated (--collect-only)", yellow=True)
@@ -65,7 +78,10 @@ def write_summary(
                 by_sev[f["severity"]] += 1
         counted = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n) or "none"
         suppressed = sum(1 for f in findings if _suppressed(f))
-        tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else ""))
+        merged = sum(int(f.get("reports", 1)) - 1 for f in findings)
+        tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else "")
+                + (f" · {len(findings)} finding{'s' if len(findings) != 1 else ''} ({merged} "
+                   "reports merged)" if merged else ""))
         write_triage_counts(tr, findings)
         write_suppressed_counts(tr, findings)
         muted = sum(1 for f in findings if f.get("below_min_confidence"))
@@ -76,8 +92,11 @@ def write_summary(
         for f in findings[:MAX_LISTED]:
             mark = _suppressed_mark(f) or (_below_mark(f) if f.get("below_min_confidence")
                                            else "")
-            tr.line(f"  {one_line(f['path'])}:{f['line']}  {f['severity']}  "
-                    f"{one_line(f['title'])}  ({f['rule']}){mark}")
+            rules = ", ".join(f.get("rules") or [f["rule"]])  # several: one problem, merged
+            tr.write(f"  {one_line(f['path'])}:{f['line']}  ")
+            # Coloured when the terminal supports it (pytest's --color decides).
+            tr.write(f["severity"], **({} if mark else SEVERITY_MARKUP.get(f["severity"], {})))
+            tr.line(f"  {one_line(f['title'])}  ({one_line(rules)}){mark}")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     _write_disagreements(tr, summary)

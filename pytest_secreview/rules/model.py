@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ..analysis.spec import TaintSpec
 from ..core.severity import Severity
@@ -121,6 +121,85 @@ class ScannerUse:
     chars_per_item: int = 40_000
 
 
+# -- examples: the rule's own test cases (``secreview test-rules``) ------------------------
+
+
+def _example_path(value: str | None) -> str | None:
+    """An example's path is a plain relative path inside the repository."""
+    if value is None:
+        return None
+    parts = value.split("/")
+    if value.startswith("/") or "\\" in value or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"example path {value!r} must be a relative path inside the "
+                         "repository, like 'src/app.py' (no '..', no leading '/')")
+    return value
+
+
+class ExampleCase(_Strict):
+    """One example with its own file path, or the file's content before the change."""
+
+    code: str = Field(min_length=1, description="The added lines (the file's new content).")
+    path: str | None = Field(
+        default=None, min_length=1,
+        description="The changed file's path (one the rule applies to). Default: the "
+        "examples' path.")
+    before: str = Field(
+        default="", description="The file's content before the change (default: a new "
+        "file); for a rule that reports removed lines.")
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        return _example_path(value)
+
+
+def _snippet(value: object) -> object:
+    """A bare string is an example with only its code."""
+    return {"code": value} if isinstance(value, str) else value
+
+
+#: An example: a snippet, or a mapping with its code and its own path.
+ExampleEntry = Annotated[
+    ExampleCase, BeforeValidator(_snippet, json_schema_input_type=str | ExampleCase)
+]
+
+
+class RuleExamples(_Strict):
+    """``examples``: code the rule's deterministic part must find (``bad``) and must not
+    find (``good``), checked by ``secreview test-rules``."""
+
+    path: str | None = Field(
+        default=None, min_length=1,
+        description="The path every example is added at unless it names its own. Default: "
+        "example<ext> with the rule's first file extension.")
+    bad: list[ExampleEntry] = Field(
+        default_factory=list, description="Snippets each of which must produce a finding.")
+    good: list[ExampleEntry] = Field(
+        default_factory=list, description="Snippets none of which may produce a finding.")
+    fill: dict[Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]{2,39}$")], str] = Field(
+        default_factory=dict,
+        description="Placeholders in the examples replaced by a fake credential of the named "
+        "kind, built at run time (e.g. {AWS_KEY: aws_access_key_id}): a rule file never "
+        "holds a real-looking secret.")
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        return _example_path(value)
+
+
+@dataclass(frozen=True)
+class Example:
+    """A rule example, resolved: added at ``path`` over ``before``; ``bad`` when the rule
+    must report it."""
+
+    code: str
+    path: str
+    bad: bool
+    before: str = ""
+    fill: tuple[tuple[str, str], ...] = ()  # (placeholder, kind of fake credential)
+
+
 # ------------------------------------------------------------------------------------------
 
 class CoverageBudget(_Strict):
@@ -169,6 +248,11 @@ class RuleFrontmatter(_Strict):
         default=None,
         description="Make this the general review rule: it covers every changed hunk no "
         "specific rule matched, batched into items by this budget.",
+    )
+    examples: RuleExamples | None = Field(
+        default=None,
+        description="Code the rule's deterministic part must find (bad) and must not find "
+        "(good): `secreview test-rules` checks them.",
     )
 
     @field_validator("severity", mode="before")
@@ -229,6 +313,7 @@ class Rule:
     scanner: ScannerUse | None = None
     coverage: Coverage | None = None  # set on the general review rule (``coverage:`` key)
     precedents: tuple[str, ...] = ()  # what not to report (frontmatter ``precedents:``)
+    examples: tuple[Example, ...] = ()  # ``examples:``, checked by ``secreview test-rules``
 
     @property
     def needs_model(self) -> bool:

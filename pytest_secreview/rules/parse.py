@@ -4,6 +4,7 @@ file, the key and the problem."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -11,7 +12,18 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import RuleError
-from .model import Coverage, Detect, Rule, RuleFrontmatter, ScannerUse, content_sha, split_body
+from .loader import RuleSource
+from .model import (
+    Coverage,
+    Detect,
+    Example,
+    Rule,
+    RuleExamples,
+    RuleFrontmatter,
+    ScannerUse,
+    content_sha,
+    split_body,
+)
 from .regex import SafePattern
 from .taint import compile_taint
 
@@ -135,7 +147,57 @@ def parse_rule(raw: bytes, source: str) -> Rule:
                             front.scanner.files_per_item, front.scanner.chars_per_item)
                  if front.scanner is not None else None),
         coverage=Coverage(**front.coverage.model_dump()) if front.coverage else None,
+        examples=_examples(source, front.examples, front.applies_to.file_extensions),
     )
+
+
+def parse_rules(sources: Iterable[RuleSource]) -> list[tuple[RuleSource, Rule | RuleError]]:
+    """Every rule file parsed, sorted by display path; a file that does not parse keeps its
+    error. Two files with one id are both errors naming each other: which one would judge the
+    pull request is not a choice to make silently (a file requested twice is read once)."""
+    unique = {source.display: source for source in sources}
+    parsed: list[tuple[RuleSource, Rule | RuleError]] = []
+    for display in sorted(unique):
+        try:
+            parsed.append((unique[display], parse_rule(unique[display].raw, display)))
+        except RuleError as exc:
+            parsed.append((unique[display], exc))
+    files_of: dict[str, list[str]] = {}
+    for source, rule in parsed:
+        if isinstance(rule, Rule):
+            files_of.setdefault(rule.id, []).append(source.display)
+    return [(source, _duplicate(rule, files_of[rule.id])
+             if isinstance(rule, Rule) and len(files_of[rule.id]) > 1 else rule)
+            for source, rule in parsed]
+
+
+def _duplicate(rule: Rule, files: list[str]) -> RuleError:
+    others = ", ".join(f for f in files if f != rule.source)
+    return RuleError(rule.source, f"rule id {rule.id!r} is also the id of {others}: every rule "
+                     "needs its own id; rename one file or give it another `id:` (to replace a "
+                     "bundled rule, leave :bundled out of --secreview-rules)", key="id")
+
+
+def _examples(
+    source: str, examples: RuleExamples | None, extensions: list[str]
+) -> tuple[Example, ...]:
+    """The ``examples:`` key resolved: every example with the path it is added at."""
+    if examples is None:
+        return ()
+    default = examples.path or (f"example{extensions[0].lower()}" if extensions else None)
+    resolved: list[Example] = []
+    for bad, cases in ((True, examples.bad), (False, examples.good)):
+        for i, case in enumerate(cases):
+            path = case.path or default
+            if path is None:
+                kind = "bad" if bad else "good"
+                raise RuleError(
+                    source, "the rule has no file_extensions, so its examples need a path: "
+                    "add 'path: <a file the rule applies to>' under examples (or to this "
+                    "example)", key=f"examples.{kind}.{i}")
+            resolved.append(Example(code=case.code, path=path, bad=bad, before=case.before,
+                                    fill=tuple(sorted(examples.fill.items()))))
+    return tuple(resolved)
 
 
 def _compile(source: str, key: str, patterns: list[str]) -> tuple[SafePattern, ...]:

@@ -17,6 +17,7 @@ from ..diff.model import Diff, FileDiff
 from ..rules.matcher import BatchTarget, DataflowTarget, FileHunks, PathFilter, PreparedDiff, Target
 from ..rules.model import Rule
 from .coverage import CoveragePlan, LeftOut, file_kind, plan_coverage
+from .ignore import IgnoreFile
 from .kinds import FileKind, Kind
 
 #: Suffixes of the files the taint engine analyses (``pytest_secreview.analysis``).
@@ -55,8 +56,11 @@ class TriagePlan:
         extra_targets: dict[str, tuple[Target, ...]] | None = None,
         model: dict[str, Any] | None = None,
         idle_scanners: frozenset[str] = frozenset(),
+        ignore: IgnoreFile | None = None,
     ) -> None:
         self.files = files
+        #: The base revision's ``.secreviewignore``: files a rule does not see.
+        self.ignore = ignore or IgnoreFile()
         self.coverage = coverage
         self.added = added
         self.extra_targets = extra_targets or {}
@@ -121,13 +125,26 @@ class TriagePlan:
         return self._matched(rule, prepared)
 
     def _matched(self, rule: Rule, prepared: PreparedDiff) -> Sequence[Target]:
-        matched = prepared.targets(rule)
+        matched = self.seen_by(rule, prepared.targets(rule))
         extra = self.extra_targets.get(rule.id, ())
         if not extra:
             return matched
         have = {t.file.path for t in matched}
-        merged = [*matched, *(t for t in extra if t.file.path not in have)]
+        merged = [*matched, *(t for t in self.seen_by(rule, extra) if t.file.path not in have)]
         return sorted(merged, key=lambda t: t.file.path)
+
+    def seen_by(self, rule: Rule, targets: Sequence[Target]) -> Sequence[Target]:
+        """``targets`` without the files the ignore file excludes from ``rule``."""
+        if not self.ignore.patterns:
+            return targets
+        return [t for t in targets if not self.ignore.excludes(rule, t.file.path)]
+
+    def dataflow_files(self, rule: Rule, files: Sequence[FileDiff] | None
+                       ) -> Sequence[FileDiff] | None:
+        """The files ``rule``'s dataflow reads (``files``), less the ones it does not see."""
+        if files is None or not self.ignore.patterns:
+            return files
+        return [f for f in files if not self.ignore.excludes(rule, f.path)]
 
     def to_json(self) -> dict[str, Any]:
         """The plan for the artifacts directory (``triage.json``)."""
@@ -205,9 +222,12 @@ def plan_triage(
     diff: Diff, prepared: PreparedDiff, rules: Sequence[Rule],
     added: Sequence[AddedRule] = (), model: dict[str, Any] | None = None,
     idle_scanners: frozenset[str] = frozenset(),
+    ignore: IgnoreFile | None = None,
 ) -> TriagePlan:
     """The deterministic plan, plus the rules a model triage added (``added``).
-    ``idle_scanners``: scanners that cannot run in this session (one item each)."""
+    ``idle_scanners``: scanners that cannot run in this session (one item each); ``ignore``:
+    the base revision's ignore file (what it excludes, no rule sees)."""
+    ignore = ignore or IgnoreFile()
     by_id = {r.id: r for r in rules if r.coverage is None}
     by_path = {f.path: f for f in prepared.files}
     extra: dict[str, tuple[Target, ...]] = {}
@@ -219,6 +239,9 @@ def plan_triage(
                    if p in by_path and by_path[p].hunks and PathFilter(rule).selects(p)]
         extra[rule.id] = (*extra.get(rule.id, ()), *targets)
     specific = [t for r in by_id.values() for t in (*prepared.targets(r), *extra.get(r.id, ()))]
-    coverage = plan_coverage(diff.files, rules, specific)
-    return TriagePlan(diff.files, coverage, tuple(added), extra, model, idle_scanners)
+    general = next((r for r in rules if r.coverage is not None), None)
+    # Ignored files are neither batched for the general review nor listed as left out.
+    files = [f for f in diff.files if general is None or not ignore.excludes(general, f.path)]
+    coverage = plan_coverage(files, rules, specific)
+    return TriagePlan(diff.files, coverage, tuple(added), extra, model, idle_scanners, ignore)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..core.findings import Finding
+from ..core.problems import SOURCE_SEPARATOR
 from ..core.severity import Severity
 from ..evaluation.guidance import precedents_text
 from ..evaluation.prompt import load, render
@@ -20,14 +21,11 @@ from ..rules.model import Rule
 from ..severity import one_line
 from .verify import Check
 
-#: The separator ``merge_findings`` puts between the sources of one finding.
-_SOURCES = "+"
-
 
 def from_model(finding: Finding) -> bool:
     """True when only models reported ``finding`` (a pattern's or scanner's report of the
     same line is the triage's to decide, and a literal fact stands)."""
-    return all(part.startswith("model:") for part in finding.source.split(_SOURCES))
+    return all(part.startswith("model:") for part in finding.source.split(SOURCE_SEPARATOR))
 
 
 def to_verify(threshold: Severity) -> Callable[[Finding], bool]:
