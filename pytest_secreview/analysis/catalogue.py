@@ -33,6 +33,13 @@ WEB: tuple[SourceSpec, ...] = (
     # Django class-based views: the URL's captured arguments.
     SourceSpec("self.kwargs", "web", inside="*View"),
     SourceSpec("self.args", "web", inside="*View"),
+    # Tornado handlers: arguments, cookies, headers and body (``self.request.body`` is a
+    # ``*request.*`` attribute above); the URL's captures are the HTTP methods' parameters
+    # (:data:`HANDLER_METHODS`).
+    *(SourceSpec(f"self.{name}", "web", inside="*RequestHandler") for name in (
+        "get_argument", "get_arguments", "get_query_argument", "get_query_arguments",
+        "get_body_argument", "get_body_arguments", "get_cookie", "get_secure_cookie",
+        "get_signed_cookie", "path_args", "path_kwargs", "decode_argument")),
 )
 
 #: Lower-severity inputs (``sources: [local]``): command line, stdin, environment.
@@ -60,6 +67,31 @@ ROUTE_DECORATORS = (
     "require_POST", "*.require_POST", "csrf_exempt", "*.csrf_exempt", "login_required",
     "*.login_required",
 )
+
+#: Modules whose routes serialise a returned value as JSON unless the decorator's
+#: ``response_class`` is an HTML or plain-text response (FastAPI): what such a view returns
+#: is not an HTML body.
+JSON_ROUTE_MODULES = ("fastapi", "fastapi.*")
+TEXT_RESPONSE_CLASSES = ("*HTMLResponse", "*PlainTextResponse")
+
+#: Decorators that look like routes (``*.patch``) but belong to tests: ``mock.patch`` and
+#: pytest's fixtures and marks. A function they decorate is not a web view.
+TEST_DECORATORS = ("mock.*", "unittest.mock.*", "*.mock.*", "pytest.*", "_pytest.*")
+
+#: Classes whose HTTP-method methods (:data:`HANDLER_METHODS`) receive the URL's captured
+#: groups as parameters (Tornado ``def get(self, slug)``).
+HANDLER_BASES = ("tornado.web.RequestHandler", "*web.RequestHandler", "RequestHandler")
+HANDLER_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
+
+#: GraphQL resolvers: every argument but the parent object and the execution context is the
+#: query's input. Strawberry fields and mutations, Ariadne's ``@query.field("name")``
+#: bindings, and Graphene's ``resolve_*`` methods and ``mutate`` of a ``Mutation``.
+RESOLVER_DECORATORS = ("strawberry.field", "strawberry.mutation", "strawberry.subscription",
+                       "strawberry.type.field", "*.field", "*.mutation_field",
+                       "convert_kwargs_to_snake_case", "*.convert_kwargs_to_snake_case")
+GRAPHENE_BASES = ("graphene.*", "*ObjectType", "*Mutation", "*Interface")
+RESOLVER_CONTEXT = frozenset({"self", "cls", "root", "parent", "obj", "info", "_", "_root",
+                              "_info", "_obj", "_parent"})
 
 #: Annotations (FastAPI) and URL converters (Flask ``<int:id>``) whose values are validated.
 SAFE_ANNOTATIONS = frozenset({"int", "float", "bool", "UUID", "uuid.UUID", "date", "datetime",

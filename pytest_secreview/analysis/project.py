@@ -14,7 +14,21 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from . import ir
-from .catalogue import REQUEST_TYPES, ROUTE_DECORATORS, SAFE_ANNOTATIONS, SAFE_CONVERTERS, any_match
+from .catalogue import (
+    GRAPHENE_BASES,
+    HANDLER_BASES,
+    HANDLER_METHODS,
+    JSON_ROUTE_MODULES,
+    REQUEST_TYPES,
+    RESOLVER_CONTEXT,
+    RESOLVER_DECORATORS,
+    ROUTE_DECORATORS,
+    SAFE_ANNOTATIONS,
+    SAFE_CONVERTERS,
+    TEST_DECORATORS,
+    TEXT_RESPONSE_CLASSES,
+    any_match,
+)
 from .exprs import Evaluator, Summary
 from .flow import FunctionRun
 from .spec import Catalogue
@@ -223,13 +237,24 @@ class Project:
         run.globals = info.globals
         run.owner = owner.name if owner else None
         state = State()
-        view = any(any_match(ROUTE_DECORATORS, run.dotted(_callee(d)) or "")
-                   for d in func.decorators)
+        decorators = [run.dotted(_callee(d)) or "" for d in func.decorators]
+        # A route decorator makes a view whatever the function is called (a name is the pull
+        # request's to choose); mock.patch only looks like one.
+        view = any(any_match(ROUTE_DECORATORS, d) and not any_match(TEST_DECORATORS, d)
+                   for d in decorators)
+        # A test or fixture is not a view, and its ``request`` is pytest's FixtureRequest.
+        test = not view and (any(any_match(TEST_DECORATORS, d) for d in decorators) or (
+            func.name.startswith("test_") and _is_test_module(info.path)))
+        resolver = not test and _is_resolver(func, decorators, owner)
         safe = _converters(func)
         params = func.params
-        request_at = next((i for i, p in enumerate(params) if p.name == "request" or (
-            p.annotation and any_match(REQUEST_TYPES, p.annotation))), None)
-        run.view = view or request_at is not None
+        request_at = None if test else next((i for i, p in enumerate(params) if (
+            p.name == "request" or (p.annotation and any_match(REQUEST_TYPES, p.annotation)))),
+            None)
+        run.view = (view or request_at is not None) and not _json_route(func, run, info)
+        # Tornado passes the URL's captured groups to the HTTP-method methods.
+        view = view or (owner is not None and func.name in HANDLER_METHODS
+                        and any(any_match(HANDLER_BASES, b) for b in owner.bases))
         for i, param in enumerate(params):
             if param.annotation and any_match(REQUEST_TYPES, param.annotation):
                 run.aliases[param.name] = "request"
@@ -241,7 +266,9 @@ class Project:
                 for path, taint in owner.fields.items():
                     state.write(param.name, path, taint)
                 continue
-            from_url = (view or (request_at is not None and i > request_at)) and (
+            from_url = (view or (request_at is not None and i > request_at) or (
+                resolver and param.name not in RESOLVER_CONTEXT
+                and not (param.annotation or "").split("[")[0].endswith("Info"))) and (
                 param.name != "request" and not (param.annotation and any_match(
                     REQUEST_TYPES, param.annotation)) and param.name not in safe
                 and not _safe_annotation(param.annotation) and not _is_dependency(param))
@@ -294,6 +321,33 @@ def _class_name(node: ir.Expr) -> str:
 
 def _callee(node: ir.Expr) -> ir.Expr:
     return node.func if isinstance(node, ir.Call) else node
+
+
+def _is_test_module(path: str) -> bool:
+    """A pytest module by its name (``test_*.py``, ``*_test.py``, ``conftest.py``)."""
+    name = path.rsplit("/", 1)[-1]
+    return name == "conftest.py" or (name.endswith(".py") and (
+        name.startswith("test_") or name.endswith("_test.py")))
+
+
+def _json_route(func: ir.FuncDef, run: FunctionRun, info: ModuleInfo) -> bool:
+    """A route of a framework that serialises the returned value as JSON (FastAPI), with no
+    ``response_class`` that sends it as HTML or text."""
+    if not any(any_match(JSON_ROUTE_MODULES, module) for module in info.imports.values()):
+        return False
+    routes = [d for d in func.decorators if isinstance(d, ir.Call)
+              and any_match(ROUTE_DECORATORS, run.dotted(d.func) or "")]
+    return bool(routes) and not any(
+        key == "response_class" and any_match(TEXT_RESPONSE_CLASSES, run.dotted(value) or "")
+        for d in routes for key, value in d.kwargs)
+
+
+def _is_resolver(func: ir.FuncDef, decorators: list[str], owner: ClassInfo | None) -> bool:
+    """A GraphQL resolver: its arguments (but the parent and the context) are query input."""
+    if any(any_match(RESOLVER_DECORATORS, d) for d in decorators):
+        return True
+    graphene = owner is not None and any(any_match(GRAPHENE_BASES, b) for b in owner.bases)
+    return graphene and (func.name.startswith("resolve_") or func.name == "mutate")
 
 
 def _converters(func: ir.FuncDef) -> set[str]:

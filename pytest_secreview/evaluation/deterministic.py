@@ -71,8 +71,9 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
 
     ``dataflow`` says the rule's ``taint:`` section analysed this file: its added-line
     patterns below CRITICAL are then superseded (a line pattern cannot tell request data from
-    a constant; the flow analysis can). CRITICAL ones (request data on the sink's own line)
-    and removed-line patterns (a deleted safeguard) still run.
+    a constant; the flow analysis can). CRITICAL ones (request data on the sink's own line),
+    settings (``setting: true``: dangerous whatever the data) and removed-line patterns (a
+    deleted safeguard) still run.
     """
     findings: list[Finding] = []
     added = file.added_lines
@@ -83,7 +84,8 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
     hit_added = patterns.hits(added)
     hit_removed = patterns.hits(removed) if any(d.on == "removed" for d in rule.detect) else ()
     for detect in rule.detect:
-        if dataflow and detect.on == "added" and detect.severity is not Severity.CRITICAL:
+        if dataflow and detect.on == "added" and detect.severity is not Severity.CRITICAL \
+                and not detect.setting:
             continue
         index = patterns.index[detect.pattern.source]
         lines = added if detect.on == "added" else removed

@@ -67,6 +67,12 @@ class DetectPattern(_Strict):
     unless: str | None = Field(
         default=None, description="RE2 regex; a line that also matches it is not reported."
     )
+    setting: bool = Field(
+        default=False,
+        description="A dangerous setting or API use whatever data reaches it (autoescape off, "
+        "ECB mode, an unfiltered tar extraction): it stands on files the rule's taint: section "
+        "analysed, where the other added-line patterns below CRITICAL give way to the flows.",
+    )
     recommendation: str = ""
 
     @field_validator("severity", mode="before")
@@ -275,6 +281,7 @@ class Detect:
     on: Literal["added", "removed"]
     unless: SafePattern | None
     recommendation: str
+    setting: bool = False
 
 
 @dataclass(frozen=True)

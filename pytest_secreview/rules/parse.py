@@ -132,6 +132,7 @@ def parse_rule(raw: bytes, source: str) -> Rule:
                 on=d.on,
                 unless=_compile(source, f"detect.{i}.unless", [d.unless])[0] if d.unless else None,
                 recommendation=d.recommendation,
+                setting=d.setting,
             )
             for i, d in enumerate(front.detect)
         ),

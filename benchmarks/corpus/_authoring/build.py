@@ -8,6 +8,11 @@ typed by hand. A pair with ``base`` (replacements applied to the safe head) is a
 sanitizer" pair: both cases share that base; the vulnerable head drops the sanitizer.
 
     python benchmarks/corpus/_authoring/build.py [--out DIR]
+    python benchmarks/corpus/_authoring/build.py --breadth [--out DIR]
+
+``--breadth`` builds ``benchmarks/corpus/breadth/`` from ``specs_breadth/``: classes outside
+the taint categories (one directory per class, see :data:`CLASSES`), whose cases carry no
+``category`` (``bench_detection.py`` scores them per class against the class's rule).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE.parent / "taint"
+BREADTH_OUT = HERE.parent / "breadth"
 MARK = re.compile(r"[ \t]*#@sink[ \t]*$")
 
 RULES = {
@@ -30,6 +36,22 @@ RULES = {
     "xss": ("xss", "CWE-79"), "deserialization": ("unsafe-deserialization", "CWE-502"),
     "ldap": ("ldap-injection", "CWE-90"), "xpath": ("xpath-injection", "CWE-643"),
     "xxe": ("xxe", "CWE-611"), "trust-boundary": ("trust-boundary", "CWE-501"),
+}
+
+#: The breadth corpus: class (its directory) -> the bundled rule that covers it and its CWE.
+CLASSES = {
+    "unsafe-yaml": ("unsafe-deserialization", "CWE-502"),
+    "weak-hash": ("weak-cryptography", "CWE-327"),
+    "insecure-random": ("insecure-randomness", "CWE-338"),
+    "insecure-cookie": ("insecure-cookie", "CWE-614"),
+    "xml-entities": ("xxe", "CWE-611"),
+    "jinja-autoescape": ("xss", "CWE-79"),
+    "tar-extract": ("path-traversal", "CWE-22"),
+    "ssh-host-key": ("ssh-host-key-not-verified", "CWE-295"),
+    "temp-file": ("insecure-temp-file", "CWE-377"),
+    "world-writable": ("world-writable-permissions", "CWE-732"),
+    "ecb-mode": ("weak-cryptography", "CWE-327"),
+    "assert-authz": ("assert-authorization", "CWE-703"),
 }
 
 
@@ -92,8 +114,8 @@ def _yaml_list(items: tuple[str, ...]) -> str:
 
 def _write_case(out: Path, category: str, case_id: str, desc: str, vulnerable: bool,
                 twin: str, tags: tuple[str, ...], head: dict[str, str],
-                base: dict[str, str] | None) -> None:
-    rule, cwe = RULES[category]
+                base: dict[str, str] | None, breadth: bool = False) -> None:
+    rule, cwe = (CLASSES if breadth else RULES)[category]
     directory = out / category / case_id
     expect: list[str] = []
     stripped: dict[str, str] = {}
@@ -117,17 +139,18 @@ def _write_case(out: Path, category: str, case_id: str, desc: str, vulnerable: b
             target.write_text(text, encoding="utf-8")
     if '"' in desc:
         raise SystemExit(f"{case_id}: description must not contain a double quote")
-    body = (f"id: {case_id}\ndescription: \"{desc}\"\ncategory: {category}\n"
+    body = (f"id: {case_id}\ndescription: \"{desc}\"\n"
+            + ("" if breadth else f"category: {category}\n") +
             f"vulnerable: {'true' if vulnerable else 'false'}\ntwin: {twin}\n"
             f"tags: {_yaml_list(tags)}\n")
     body += "expect:\n" + "".join(expect) if expect else "expect: []\n"
     (directory / "case.yaml").write_text(body, encoding="utf-8")
 
 
-def load_pairs() -> list[Pair]:
-    """Every pair of every spec module, in file order."""
+def load_pairs(specs: str = "specs") -> list[Pair]:
+    """Every pair of every spec module of ``specs``, in file order."""
     pairs: list[Pair] = []
-    for spec_file in sorted((HERE / "specs").glob("*.py")):
+    for spec_file in sorted((HERE / specs).glob("*.py")):
         spec = importlib.util.spec_from_file_location(f"specs_{spec_file.stem}", spec_file)
         assert spec and spec.loader
         module = importlib.util.module_from_spec(spec)
@@ -137,14 +160,15 @@ def load_pairs() -> list[Pair]:
     return pairs
 
 
-def build(out: Path) -> int:
-    """Write every case under ``out`` (replacing it) and return the number of cases."""
-    pairs = load_pairs()
+def build(out: Path, breadth: bool = False) -> int:
+    """Write every case under ``out`` (replacing it) and return the number of cases; with
+    ``breadth``, the breadth corpus from ``specs_breadth/``."""
+    pairs = load_pairs("specs_breadth" if breadth else "specs")
     seen: set[str] = set()
     if out.exists():
         shutil.rmtree(out)
     for p in pairs:
-        if p.category not in RULES:
+        if p.category not in (CLASSES if breadth else RULES):
             raise SystemExit(f"{p.id}: unknown category {p.category}")
         if p.id in seen:
             raise SystemExit(f"{p.id}: duplicate id")
@@ -160,17 +184,20 @@ def build(out: Path) -> int:
         removed = ("removed-sanitizer",) if base is not None else ()
         kept = ("kept-sanitizer",) if base is not None else ()
         _write_case(out, p.category, p.id, p.desc, True, safe_id, p.tags + removed,
-                    vuln_head, base)
+                    vuln_head, base, breadth)
         _write_case(out, p.category, safe_id, p.safe_desc, False, p.id,
-                    p.tags + p.safe_tags + kept, safe_head, base)
+                    p.tags + p.safe_tags + kept, safe_head, base, breadth)
     return 2 * len(pairs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--breadth", action="store_true",
+                        help="build the breadth corpus from specs_breadth/")
     args = parser.parse_args()
-    print(f"{build(args.out)} cases written to {args.out}")
+    out = args.out or (BREADTH_OUT if args.breadth else DEFAULT_OUT)
+    print(f"{build(out, args.breadth)} cases written to {out}")
 
 
 if __name__ == "__main__":

@@ -6,5 +6,5 @@ from flask import request
 def import_bundle(dest):
     upload = request.files["bundle"]
     with tarfile.open(fileobj=upload.stream) as tar:
-        # match: path-traversal
+        # ruleid: path-traversal
         tar.extractall(dest)

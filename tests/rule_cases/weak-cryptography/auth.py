@@ -29,3 +29,15 @@ def encrypt(key: bytes, iv: bytes, data: bytes):
 def keypair():
     # ruleid: weak-cryptography
     return rsa.generate_private_key(public_exponent=65537, key_size=1024)
+
+
+def sign(secret_key: bytes, payload: bytes):
+    # ruleid: weak-cryptography
+    signature = hashlib.md5(secret_key + payload).hexdigest()
+    # ruleid: weak-cryptography
+    check = hashlib.sha1(payload + secret_key).hexdigest()
+    # ok: weak-cryptography
+    cache_key = hashlib.sha1(payload).hexdigest()
+    # ok: weak-cryptography
+    sig_etag = hashlib.md5(payload, usedforsecurity=False).hexdigest()
+    return signature, check, cache_key, sig_etag

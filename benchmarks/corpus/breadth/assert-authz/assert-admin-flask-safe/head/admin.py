@@ -1,0 +1,10 @@
+from flask import Flask, abort, g
+
+app = Flask(__name__)
+
+
+@app.post("/admin/users/<int:user_id>/delete")
+def delete_user(user_id):
+    if not g.user.is_admin: abort(403)
+    app.config["USERS"].pop(user_id, None)
+    return {"deleted": user_id}

@@ -1,0 +1,6 @@
+import jinja2
+
+
+def page_renderer():
+    env = jinja2.Environment(loader=jinja2.PackageLoader("shop"))
+    return env.get_template("page.html")

@@ -1,0 +1,8 @@
+import os
+import shutil
+
+
+def store(src, dest):
+    shutil.copyfile(src, dest)
+    os.chmod(dest, 0o777)
+    return dest
