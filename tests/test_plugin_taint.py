@@ -177,7 +177,8 @@ def test_flows_are_the_models_starting_evidence_and_its_verdict_is_recorded(
     assert "shop/views.py:10 [source]" in sent and "shop/helpers.py:10 [sink]" in sent
     findings = json.loads(report_file.read_text())["tests"][0]["metadata"]["secreview"][
         "findings"]
-    (taint,) = [f for f in findings if f["source"] == "taint"]
+    # The model's report of the same line and weakness is merged into the taint finding.
+    (taint,) = [f for f in findings if "taint" in f["source"].split("+")]
     assert verdict in taint["explanation"]
 
 
