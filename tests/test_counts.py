@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_secreview.cli.comment import main as comment_main
 from tests.conftest import ReviewRepo
 from tests.fake_providers import FakeServer, FakeServers, Reply
 
@@ -104,3 +105,43 @@ def test_every_output_states_the_same_counts(
     assert header is not None and int(header.group(1)) == len(files)
     if model:
         assert any(item["path"] == "(pull request)" for item in summary["items"])
+
+
+def test_comment_dry_run_after_a_plain_run_prints_the_summary_markdown(
+    pytester: pytest.Pytester, change: ReviewRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A plain `pytest --secreview` run writes no phases/diff.json (the diff holds what the
+    # pull request added, secrets included): `secreview comment` reads git's diff again for
+    # the range summary.json names, and prints the comment that a whole review would post.
+    result = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                "--secreview-artifacts=art")
+    assert result.ret == pytest.ExitCode.OK
+    assert not (pytester.path / "art" / "phases" / "diff.json").exists()
+    capsys.readouterr()
+    status = comment_main(["--artifacts", "art", "--dry-run", "--pr", "7", "--repo",
+                           "acme/shop"], env={})
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "POST https://api.github.com/repos/acme/shop/issues/7/comments" in out
+    markdown = out.split("--- the comment, as markdown ---\n", 1)[1]
+    assert "\\n" not in markdown.splitlines()[0]  # markdown, not escaped JSON
+    summary = json.loads((pytester.path / "art" / "report" / "summary.json").read_text())
+    outcomes, unreviewed = _markdown_counts(markdown)
+    assert outcomes == summary["outcomes"]  # the PR comment counts as every other output
+    assert unreviewed == len({entry["path"] for entry in summary["not_reviewed"]})
+
+
+def test_comment_after_a_plain_run_refuses_a_moved_head(
+    pytester: pytest.Pytester, change: ReviewRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A push after the run: the stored report is of another head; it is not published.
+    pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                       "--secreview-artifacts=art")
+    change.write("app/later.py", "x = 2\n")
+    change.commit("a later push")
+    capsys.readouterr()
+    status = comment_main(["--artifacts", "art", "--dry-run", "--pr", "7", "--repo",
+                           "acme/shop"], env={})
+    _out, err = capsys.readouterr()
+    assert status == 2
+    assert "summary.json" in err and "run the review again" in err
