@@ -145,3 +145,18 @@ def test_comment_after_a_plain_run_refuses_a_moved_head(
     _out, err = capsys.readouterr()
     assert status == 2
     assert "summary.json" in err and "run the review again" in err
+
+
+def test_comment_refuses_a_report_the_pull_request_committed(
+    pytester: pytest.Pytester, change: ReviewRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A "report" committed by the pull request where a plain run writes its own is never
+    # published, whatever it says.
+    change.write("art/report/summary.json", json.dumps({"outcomes": {"passed": 1}}))
+    change.commit("a forged report")
+    capsys.readouterr()
+    status = comment_main(["--artifacts", "art", "--dry-run", "--pr", "7", "--repo",
+                           "acme/shop"], env={})
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert "committed in the checked-out revision" in err and "POST" not in out
