@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
@@ -33,6 +33,9 @@ from .unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreview
 
 #: Built once: looking the marker up per item is measurable with thousands of items.
 _MARK = pytest.mark.secreview
+
+#: An item type, kept through :func:`announce_collected`.
+ItemT = TypeVar("ItemT", bound=pytest.Item)
 
 
 class RuleFile(pytest.Collector):
@@ -79,6 +82,16 @@ def child_id(parent: pytest.Collector, name: str) -> str:
 
 #: The name of the error item of a rule file that is not a valid rule.
 BROKEN_RULE_NAME = "invalid-rule"
+
+
+def announce_collected(session: pytest.Session, items: list[ItemT]) -> list[ItemT]:
+    """Report ``items``, made during ``pytest_collection_modifyitems`` rather than by a
+    collector, as collected (one ``pytest_collectreport``): pytest's "collected N items" and
+    every other listener then count the items the run reports on. Returns ``items``."""
+    if items:
+        session.ihook.pytest_collectreport(report=pytest.CollectReport(
+            "secreview", "passed", None, list(items)))
+    return items
 
 
 class BrokenRuleItem(pytest.Item):

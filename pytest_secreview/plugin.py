@@ -208,26 +208,28 @@ def pytest_collection_modifyitems(
     # tryfirst: our items must exist before -k/-m deselection runs.
     if _enabled(config):
         from .audit.item import intent_items
-        from .collection import RuleFile, UnreviewedItem
+        from .collection import RuleFile, UnreviewedItem, announce_collected
         from .state import REVIEW_KEY
 
         review = config.stash[REVIEW_KEY]
         if _mention(config):
             from .mention.item import mention_item
 
-            items.append(mention_item(session))  # the session's only item
+            items.append(announce_collected(session, [mention_item(session)])[0])  # the only
             return
         review.prepared.index(review.rules)
         for source, parsed in review.parsed_rules:
             items.extend(session.genitems(RuleFile.for_rule(session, source, parsed)))
+        made: list[pytest.Item] = []  # items of the session itself, not of a rule file
         if not review.deterministic_review:  # the intent audit needs a model's verdict
-            items.extend(intent_items(session, review))  # one per change
+            made.extend(intent_items(session, review))  # one per change
         for gap in review.gaps:  # too large, binary, submodules, over the budget
             name = f"unreviewed[{one_line(gap.file.path)}]"
-            items.append(UnreviewedItem.from_parent(
+            made.append(UnreviewedItem.from_parent(
                 session, name=name, nodeid=f"secreview::{name}", file=gap.file,
                 reason=gap.reason, scan=gap.scan,
             ))
+        items.extend(announce_collected(session, made))
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:

@@ -184,7 +184,7 @@ def test_not_reviewed_is_one_notice() -> None:
     ((name, props, data),) = parsed
     assert (name, props) == ("notice", {"title": "secreview: not reviewed"})
     assert data.splitlines() == [
-        "7 item(s) not reviewed:",
+        "7 not reviewed:",
         *(f"p{n}.py (rule sqli): needs a model" for n in range(5)),
         "... and 2 more (see the job summary)",
     ]

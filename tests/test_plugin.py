@@ -231,7 +231,8 @@ def test_deleted_files_produce_no_items_and_binary_files_are_scanned_not_passed(
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(skipped=1)
     out = result.stdout.str()
-    assert "files without items: 1 deleted" in out
+    assert ("not reviewed: 2 (listed in summary.md): 1 x binary file (git shows no text "
+            "diff); 1 x deleted file") in out
     assert "blob.bin not reviewed: binary file" in out
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..diff.git import load_diff, resolve_range
 from ..diff.model import Diff
 from ..diff.prefetch import repository_root
 from ..errors import SecreviewError
 from ..reporting.merge import load_report
 from ..reporting.model import Report
-from .inputs import decode_diff, load_stored_diff
+from ..trust import tracked_under
+from .inputs import decode_diff, load_stored_diff, refuse_tracked
 from .store import (
     PhaseError,
     check_made_from,
@@ -66,7 +68,12 @@ def load_evaluation(root: Path, *, needed_by: str, start: Path, base: str | None
     and the merge base with ``base``, default the stored base ref), so a push after the
     evaluation is refused rather than published. Outside any checkout (a job that only
     downloaded the artifacts) there is no repository to check against: the files are only
-    checked to belong to each other."""
+    checked to belong to each other.
+
+    Without ``evaluate.json``, the report of a plain ``pytest --secreview`` run with these
+    artifacts is read instead (:func:`load_run_report`)."""
+    if not phase_file(root, "evaluate").is_file() and run_summary(root).is_file():
+        return load_run_report(root, needed_by=needed_by, start=start, base=base, head=head)
     if _checkout(start) is None:
         diff = decode_diff(root, read_phase(root, "diff", needed_by=needed_by))
     else:
@@ -83,6 +90,50 @@ def load_evaluation(root: Path, *, needed_by: str, start: Path, base: str | None
                          "), which does not exist: run `secreview evaluate` first")
     check_made_from(data, "summary_sha256", summary, phase="evaluate", needed_by=needed_by)
     return load_report(summary), summary.parent, diff
+
+
+def run_summary(root: Path) -> Path:
+    """Where a plain run with ``--secreview-artifacts root`` writes ``summary.json``."""
+    return root / "report" / "summary.json"
+
+
+def load_run_report(root: Path, *, needed_by: str, start: Path, base: str | None = None,
+                    head: str = "HEAD") -> tuple[Report, Path, Diff]:
+    """(report, its directory, diff) of a plain ``pytest --secreview`` run.
+
+    Such a run stores no diff (``phases/diff.json`` would hold every line the pull request
+    added, secrets included, in uploaded artifacts): the diff is read from git again, for the
+    range ``summary.json`` names, inside the checkout. The report is refused when the
+    checkout tracks it (a pull request could commit a "report"), or when ``head`` and its
+    merge base with ``base`` (default: the report's base ref) are no longer that range."""
+    summary = run_summary(root)
+    repo = _checkout(start)
+    if repo is None:
+        raise PhaseError(f"{needed_by} reads {summary}, a plain run's report, and the diff it "
+                         "reviewed from git: run it inside the repository's checkout")
+    refuse_tracked(root, repo)
+    if tracked_under(repo, "HEAD", summary.parent):
+        raise PhaseError(f"{summary.parent} holds files committed in the checked-out revision; "
+                         "a report is never read from the pull request. Use an artifacts "
+                         "directory outside the repository's tracked files")
+    report = load_report(summary)
+    base_ref = base or report.base_ref
+    try:
+        merge_base, head_sha = resolve_range(repo, base_ref, head)
+    except SecreviewError as exc:
+        raise PhaseError(f"{needed_by}: cannot check {summary} against the repository: {exc}"
+                         ) from None
+    if (report.base_sha, report.head_sha) != (merge_base, head_sha):
+        raise PhaseError(
+            f"{needed_by}: {summary} is the review of {report.base_sha[:12]}..."
+            f"{report.head_sha[:12]}, but {base_ref}...{head} is now {merge_base[:12]}..."
+            f"{head_sha[:12]}; run the review again for this range")
+    try:
+        diff = load_diff(repo, report.base_sha, report.head_sha)
+    except SecreviewError as exc:
+        raise PhaseError(f"{needed_by}: cannot read the diff of {summary} from git: {exc}"
+                         ) from None
+    return report, summary.parent, diff
 
 
 def write_comment_record(root: Path, report: Report, lines: list[str]) -> Path:

@@ -148,7 +148,7 @@ def annotations(report: Report, *, per_kind: int = MAX_ANNOTATIONS_PER_KIND) -> 
         more = len(report.not_reviewed) - len(listed)
         if more:
             listed.append(f"... and {more} more (see the job summary)")
-        text = f"{len(report.not_reviewed)} item(s) not reviewed:\n" + "\n".join(listed)
+        text = f"{report.files_not_reviewed} not reviewed:\n" + "\n".join(listed)
         commands.append(_command(
             "notice", _clean(text, _MESSAGE_CHARS), title="secreview: not reviewed"
         ))

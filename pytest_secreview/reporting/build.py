@@ -51,13 +51,37 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
         )
         for r in sorted(summary.items.values(), key=lambda r: r.nodeid)
     ]
+    counts = summary.outcomes()
+    return Report(
+        tool_version=__version__,
+        repository=pr.repository if pr else None,
+        pull_request=pr.number if pr else None,
+        base_ref=review.base_ref,
+        base_sha=review.diff.base_sha,
+        head_sha=review.diff.head_sha,
+        fail_on=review.settings.fail_on,
+        outcomes={k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "error")},
+        findings=[Finding.from_json(f) for f in summary.findings()],
+        items=items,
+        rules=_rules(review),
+        not_reviewed=not_reviewed_entries(review, summary),
+        usage=Usage(**summary.usage_totals()),
+        notes=[*review.rule_files.notes, *coverage_notes(review)],
+        review_kind=review_kind(review),
+    )
+
+
+def not_reviewed_entries(review: ReviewState, summary: Summary) -> list[NotReviewed]:
+    """What was not (fully) reviewed, one entry per path and rule, sorted: the one list that
+    ``summary.json`` holds and that summary.md and the terminal count (in files:
+    :func:`~.model.files_not_reviewed`)."""
     unreviewed = {r.nodeid: r.not_reviewed for r in summary.items.values() if r.not_reviewed}
     batches = batch_paths(review)
     not_reviewed = [
         NotReviewed(path=path, rule=i.rule,
                     reason=i.reason or unreviewed.get(i.nodeid) or i.outcome)
         # A file the review cannot read whole is listed once, below, whatever its item did.
-        for i in items
+        for i in summary.items.values()
         if (i.outcome in ("skipped", "error") or i.nodeid in unreviewed) and i.rule is not None
         for path in batches.get(i.nodeid, (i.path,))
     ]
@@ -76,24 +100,7 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
             not_reviewed.append(NotReviewed(path=file.path, reason="submodule deleted"))
         elif file.kind.value == "deleted":
             not_reviewed.append(NotReviewed(path=file.path, reason="deleted file"))
-    counts = summary.outcomes()
-    return Report(
-        tool_version=__version__,
-        repository=pr.repository if pr else None,
-        pull_request=pr.number if pr else None,
-        base_ref=review.base_ref,
-        base_sha=review.diff.base_sha,
-        head_sha=review.diff.head_sha,
-        fail_on=review.settings.fail_on,
-        outcomes={k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "error")},
-        findings=[Finding.from_json(f) for f in summary.findings()],
-        items=items,
-        rules=_rules(review),
-        not_reviewed=sorted(not_reviewed, key=lambda n: (n.path, n.rule or "", n.reason)),
-        usage=Usage(**summary.usage_totals()),
-        notes=[*review.rule_files.notes, *coverage_notes(review)],
-        review_kind=review_kind(review),
-    )
+    return sorted(not_reviewed, key=lambda n: (n.path, n.rule or "", n.reason))
 
 
 def batch_paths(review: ReviewState) -> dict[str, tuple[str, ...]]:

@@ -97,7 +97,7 @@ def _not_reviewed_block(report: Report) -> str | None:
     for entry in report.not_reviewed:
         groups.setdefault(entry.reason, []).append((entry.path, entry.rule or ""))
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    lines = [f"### ⚠️ Not reviewed ({len(report.not_reviewed)})", ""]
+    lines = [f"### ⚠️ Not reviewed ({report.files_not_reviewed})", ""]
     for reason, entries in ordered[:_REASONS_LIMIT]:
         # Only the paths shown are rendered: thousands of skipped files stay cheap.
         shown = ", ".join(
@@ -181,7 +181,7 @@ def _header(report: Report) -> str:
     if errors:
         head += f", {errors} item{'s' if errors != 1 else ''} could not be evaluated"
     if report.not_reviewed and not errors:
-        head += f", {len(report.not_reviewed)} not reviewed"
+        head += f", {report.files_not_reviewed} not reviewed"
     where = []
     if report.repository:
         where.append(inline_code(report.repository, 200))

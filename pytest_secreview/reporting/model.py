@@ -7,6 +7,7 @@ Its JSON Schema is published as ``schemas/report.schema.json``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -162,6 +163,12 @@ class Usage(_Model):
     cost_usd: float | None = 0.0
 
 
+def files_not_reviewed(entries: Sequence[NotReviewed]) -> int:
+    """The one count of what was not reviewed: distinct paths, however many rules or
+    reasons each has (a batch of the general review counts each file it holds)."""
+    return len({entry.path for entry in entries})
+
+
 class Report(_Model):
     """The whole review."""
 
@@ -184,6 +191,11 @@ class Report(_Model):
     #: Set when no model was configured: what the review was (the deterministic checks) and
     #: what it did not collect; shown first by every summary.
     review_kind: str | None = None
+
+    @property
+    def files_not_reviewed(self) -> int:
+        """How many files (and the pull request itself, for its audit) were not reviewed."""
+        return files_not_reviewed(self.not_reviewed)
 
     @property
     def failing(self) -> list[FindingReport]:

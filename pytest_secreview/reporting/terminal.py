@@ -118,16 +118,7 @@ def write_summary(
             f"estimated cost {cost}"
         )
     _write_unreviewed(tr, summary, review.settings.unreviewed)
-    left_out = {
-        # A changed binary file has an item of its own (scanned, not reviewed).
-        "binary": sum(1 for f in files if f.binary and f.kind.value == "deleted"),
-        "deleted": sum(1 for f in files if f.kind.value == "deleted" and not f.binary),
-        "submodule": sum(1 for f in files if f.submodule),
-    }
-    if any(left_out.values()):
-        tr.line("files without items: " + ", ".join(
-            f"{n} {kind}" for kind, n in left_out.items() if n
-        ))
+    write_not_reviewed(tr, review, summary)
     for line in outputs:
         tr.line(one_line(line))
     for note in review.rule_files.notes:
@@ -190,6 +181,24 @@ def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> No
             "is not a pass. Use --secreview-unreviewed=fail (recommended for CI) to fail them",
             yellow=True, bold=True,
         )
+
+
+def write_not_reviewed(tr: TerminalReporter, review: ReviewState, summary: Summary) -> None:
+    """What was not reviewed, counted as summary.md and summary.json count it (one list:
+    :func:`~.build.not_reviewed_entries`), each reason once with its number of paths."""
+    from .build import not_reviewed_entries  # the report model loads only when a review ran
+    from .model import files_not_reviewed
+
+    entries = not_reviewed_entries(review, summary)
+    if not entries:
+        return
+    reasons: dict[str, set[str]] = defaultdict(set)
+    for entry in entries:
+        reasons[entry.reason].add(entry.path)
+    tr.line(f"not reviewed: {files_not_reviewed(entries)} (listed in summary.md): " + "; ".join(
+        f"{len(paths)} x {one_line(reason)}"
+        for reason, paths in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))),
+        yellow=True)
 
 
 def _label(result: ItemResult) -> str:
