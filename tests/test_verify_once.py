@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -171,3 +172,33 @@ def test_the_head_file_is_read_from_git_once_per_process(
              if " cat-file blob " in f" {line} " and blob in line]
     # Two items check the cited line against it and the verifier shows it whole: one read.
     assert len(reads) == 1, reads
+
+
+def _markers(server: FakeServer) -> set[tuple[str, str]]:
+    """(conversation kind, untrusted-data marker) of every request the model received."""
+    found = set()
+    for request in server.requests:
+        system = str(request.json["messages"][0]["content"])
+        for marker in re.findall(r"<<<UNTRUSTED ([0-9a-f]+)", system):
+            found.add(("verifier" if system.startswith(VERIFIER) else "review", marker))
+    return found
+
+
+def test_the_untrusted_marker_is_the_sessions_secret_not_the_pull_requests(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer,
+) -> None:
+    """Every conversation of a session (reviews and the verifier) shares one marker, derived
+    from the session's random secret: the same pull request reviewed again gets another,
+    so its content cannot be written to close the marker."""
+    _scripted(server, _verdict("confirm", "t reaches the template unescaped"))
+    review_repo(rules={"xss": XSS, "templates": TEMPLATES}, pr={"app/views.py": VIEW})
+    sessions = []
+    for _ in range(2):
+        server.requests.clear()
+        _run(pytester, server, "-n", "2")
+        markers = _markers(server)
+        assert {kind for kind, _ in markers} == {"review", "verifier"}
+        assert len({marker for _, marker in markers}) == 1
+        sessions.append(markers.pop()[1])
+    assert sessions[0] != sessions[1]
+    assert all(marker not in VIEW for marker in sessions)
