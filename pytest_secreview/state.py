@@ -474,7 +474,6 @@ def _reviewer(settings: Settings, repo: Path, diff: Diff, session_dir: Path,
     from .cache import EvaluationCache
     from .evaluation.review import ModelReviewer
     from .github.context import pull_request_from_env
-    from .shared import session_secret
 
     return ModelReviewer(
         repo=repo,
@@ -491,7 +490,7 @@ def _reviewer(settings: Settings, repo: Path, diff: Diff, session_dir: Path,
         prices=dict(settings.prices),
         cache=EvaluationCache(cache_dir) if cache_dir is not None else None,
         budget=Budget(session_dir, settings.max_cost) if settings.max_cost is not None else None,
-        session_secret=session_secret(session_dir),
+        session_dir=session_dir,
         make_model=make,
         guidance=guidance,
         verify=settings.verify is not False,  # default on when a model is set

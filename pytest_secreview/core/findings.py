@@ -104,6 +104,10 @@ class Finding:
     #: :func:`pytest_secreview.core.decide.decide` (never lowering a deterministic finding
     #: at or above the threshold).
     triage_severity: Severity | None = None
+    #: When the verdict was not asked for by this item but reused from another item of the
+    #: session (the same check of the same finding, ``triage.verdict_store``): which one.
+    #: Recorded as a ``reuse`` change of origin ``cache``; '' for a verdict asked here.
+    triage_reused: str = ""
     #: Its confidence is below ``--secreview-min-confidence``: reported and marked, but it
     #: neither fails an item nor becomes an inline comment.
     below_min_confidence: bool = False

@@ -3,11 +3,11 @@
 :class:`ItemRecord` is the one thing an item hands to the report: every finding as its check
 produced it (with its provenance, :func:`provenance`), every :class:`Change` made to one of
 them later (an inline suppression, a baseline entry, a model's dismissal, a severity change,
-``--secreview-min-confidence``, reuse from the evaluation cache), each with its
-:class:`Origin` (where the change came from, which decides whether it is trusted), and the
-rest of what the item did (not-reviewed reason, error, mode, usage, cache, assessments,
-fixes). Whether a change counts is decided in one place, :func:`.decide.decide`; this module
-only holds and round-trips the data (frozen dataclasses, JSON-safe).
+``--secreview-min-confidence``, reuse from the evaluation cache or of another item's verdict),
+each with its :class:`Origin` (where the change came from, which decides whether it is
+trusted), and the rest of what the item did (not-reviewed reason, error, mode, usage, cache,
+assessments, fixes). Whether a change counts is decided in one place, :func:`.decide.decide`;
+this module only holds and round-trips the data (frozen dataclasses, JSON-safe).
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ class ChangeKind(StrEnum):
     SEVERITY = "severity"  # its severity set to ``Change.severity``
     MIN_CONFIDENCE = "min-confidence"  # its stated confidence is below the team's minimum
     EXCLUDE = "exclude"  # its file is one the rule does not see (see decide.judge_exclusion)
-    REUSE = "reuse"  # the model's answer came from the evaluation cache (lowers nothing)
+    REUSE = "reuse"  # the answer came from the evaluation cache or another item's verdict
+    #                  (lowers nothing)
 
 
 #: The kinds that lower a finding (a severity change lowers when it goes down).
@@ -216,6 +217,9 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, reused: 
             if kind is ChangeKind.CONFIRM and adjusted and adjusted is not finding.severity:
                 changes.append(Change(key, ChangeKind.SEVERITY, judge, finding.triage_reason,
                                       severity=adjusted, confidence=finding.triage_confidence))
+        if finding.triage in ("dismissed", "confirmed") and finding.triage_reused:
+            changes.append(Change(key, ChangeKind.REUSE, Origin.CACHE, (
+                f"verdict reused from {finding.triage_reused} in this session: no model call")))
         if reused and Provenance.MODEL in provenance(finding):
             changes.append(Change(key, ChangeKind.REUSE, Origin.CACHE,
                                   "reused from the evaluation cache: no model call"))
@@ -241,4 +245,5 @@ def as_found(finding: Finding, *, verdict: bool = False) -> Finding:
                    triage=None if decided else finding.triage,
                    triage_reason="" if decided else finding.triage_reason,
                    triage_confidence=None if decided else finding.triage_confidence,
-                   triage_severity=None if decided else finding.triage_severity)
+                   triage_severity=None if decided else finding.triage_severity,
+                   triage_reused="" if decided else finding.triage_reused)

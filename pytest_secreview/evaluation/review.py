@@ -27,8 +27,10 @@ from ..llm.base import ChatModel
 from ..llm.pricing import Price
 from ..rules.matcher import BatchTarget, FileHunks, Target, match_file
 from ..rules.model import Rule
+from ..shared import session_secret as read_secret
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
+from ..triage.verdict_store import VerdictStore
 from ..usage import ReviewUsage
 from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
@@ -75,6 +77,7 @@ class ModelReviewer:
         verify: bool = True,
         verify_at: Severity | None = None,
         max_context_chars: int | None = None,
+        session_dir: Path | None = None,
     ) -> None:
         self.repo = repo
         #: The team's instructions and precedents (read from the base revision).
@@ -87,6 +90,8 @@ class ModelReviewer:
         #: Characters of hunks pre-loaded per item (``--secreview-max-context-chars``; the
         #: session always passes one); None: no budget.
         self.max_context_chars = max_context_chars
+        #: The session's verdicts, shared by its processes (None: every item asks).
+        self.verdicts = VerdictStore(session_dir / "verdicts") if session_dir else None
         self.diff = diff
         self.loop = AgentLoop(model, fallback)
         # Rules may name a model of their own (frontmatter `model`); built once per name.
@@ -104,10 +109,9 @@ class ModelReviewer:
         # One boundary per session (derived from the secret every xdist worker shares) keeps
         # the system prompt identical across items of a rule, so provider prompt caching
         # applies; an item whose content happens to contain it gets a boundary of its own.
-        self._boundary = (
-            hashlib.sha256(f"{session_secret}:boundary".encode()).hexdigest()[:24]
-            if session_secret else new_boundary()
-        )
+        secret = session_secret or (read_secret(session_dir) if session_dir else None)
+        self._boundary = (hashlib.sha256(f"{secret}:boundary".encode()).hexdigest()[:24]
+                          if secret else new_boundary())
         self._lock = threading.Lock()
         # The head commit's tree, listed once per process and shared by every item's tools.
         self.tree = GitTree(repo, diff.head_sha)
@@ -227,14 +231,13 @@ class ModelReviewer:
 
     def verify_findings(self, target: Target, findings: tuple[Finding, ...]
                         ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
-        """The second look (``--secreview-verify``): the model's triage of the item's pattern
-        and scanner findings over the changed hunks, then the verifier's independent look at
-        each model finding at or above the fail threshold, over its whole file
-        (:mod:`pytest_secreview.triage.verify`, :mod:`pytest_secreview.triage.verifier`).
-        Cached like a review; never raises: a failure leaves the findings standing, marked
-        "untriaged" with why."""
+        """The second look (``--secreview-verify``): the triage of pattern and scanner findings
+        over the hunks, then the verifier of each model finding at the fail threshold over its
+        whole file (:mod:`~pytest_secreview.triage.verify`, :mod:`~.triage.verifier`), once per
+        finding per session (:mod:`~.triage.verdict_store`). Cached like a review; never
+        raises: a failure leaves the findings standing, marked "untriaged" with why."""
         from ..triage.verifier import to_verify
-        from ..triage.verify import offered, untriaged
+        from ..triage.verify import offered, untriaged, weakness
 
         if not self.verify:
             return tuple(untriaged(findings, VERIFY_OFF)), {}
@@ -242,6 +245,20 @@ class ModelReviewer:
 
         def chosen(f: Finding) -> bool:
             return offered(f) or (verifier is not None and verifier(f))
+
+        if self.verdicts is None:
+            return self._verify(target, findings, chosen)
+        model = self.loop_for(target).model.model_id
+        keys = {i: VerdictStore.key(check="triage" if offered(f) else "verifier", model=model,
+                                    finding=f, weakness=weakness(f), blob=self.blobs.get(f.path))
+                for i, f in enumerate(findings) if chosen(f)}
+        return self.verdicts.reuse_or_ask(keys, findings, lambda rest: self._verify(
+            target, rest, chosen), asked_by=f"{target.rule.id} on {target.label}")
+
+    def _verify(self, target: Target, findings: tuple[Finding, ...],
+                chosen: Callable[[Finding], bool]) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+        """The second look at the ``chosen`` of ``findings`` (cached, else the model)."""
+        from ..triage.verify import untriaged
 
         if not any(chosen(f) for f in findings):
             return findings, {}

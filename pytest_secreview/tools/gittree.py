@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +25,9 @@ from .sandbox import resolve_in_tree
 
 #: Time limit of one git command run by a tool, in seconds.
 GIT_TIMEOUT = 30.0
+#: Bytes of whole blobs one :class:`GitTree` keeps in memory (least recently read dropped
+#: first); a blob over a quarter of it is never kept.
+BLOB_CACHE_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,12 @@ class GitTree:
         self.root = root
         self.commit = commit
         self._links: dict[str, str] = {}
+        # Blobs read whole, by id (content-addressed: never stale), most recent last. Every
+        # item of a file needs its head text (the verifier, the line check, the model's
+        # read_file calls): one process reads it from git once, within BLOB_CACHE_BYTES.
+        self._blobs: OrderedDict[str, bytes] = OrderedDict()
+        self._blob_bytes = 0
+        self._blob_lock = threading.Lock()
 
     @cached_property
     def sha(self) -> str:
@@ -160,11 +170,29 @@ class GitTree:
         return resolve_in_tree(path, self.link_target)
 
     def read_blob(self, entry: TreeEntry, *, max_bytes: int) -> bytes:
-        """The raw content of a blob (no filters, no textconv), at most ``max_bytes``."""
+        """The raw content of a blob (no filters, no textconv), at most ``max_bytes``.
+        A blob read whole is kept for the next call (see :data:`BLOB_CACHE_BYTES`)."""
+        with self._blob_lock:
+            cached = self._blobs.get(entry.oid)
+            if cached is not None:
+                self._blobs.move_to_end(entry.oid)
+                return cached[:max_bytes]
         data, _ = run_git_capped(
             self.root, "cat-file", "blob", entry.oid, max_bytes=max_bytes
         )
+        if len(data) == entry.size and entry.size <= BLOB_CACHE_BYTES // 4:
+            self._keep(entry.oid, data)
         return data
+
+    def _keep(self, oid: str, data: bytes) -> None:
+        with self._blob_lock:
+            if oid in self._blobs:
+                return
+            self._blobs[oid] = data
+            self._blob_bytes += len(data)
+            while self._blob_bytes > BLOB_CACHE_BYTES:
+                _, dropped = self._blobs.popitem(last=False)
+                self._blob_bytes -= len(dropped)
 
     def iter_blobs(
         self, entries: Iterable[TreeEntry], *, deadline: float, batch_bytes: int = 8 << 20

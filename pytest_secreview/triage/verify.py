@@ -126,7 +126,7 @@ class Check:
 TRIAGE = Check(SYSTEM, offered, "The changed hunks", "the model")
 
 
-def _weakness(finding: Finding) -> str:
+def weakness(finding: Finding) -> str:
     """What the finding is about, as its reporter named it: a pattern's or scanner's own
     rule; a model's category and CWE (reviewing for one rule, it may report another kind of
     problem), else the rule it was reported under."""
@@ -137,7 +137,7 @@ def _weakness(finding: Finding) -> str:
 
 def _listing(findings: Sequence[Finding]) -> str:
     return "\n".join(
-        f"{i}. {f.path}:{f.line} {f.severity.value} [{_weakness(f)}, {f.source}] {f.title}"
+        f"{i}. {f.path}:{f.line} {f.severity.value} [{weakness(f)}, {f.source}] {f.title}"
         + (f" - {f.explanation}" if f.explanation else "")
         for i, f in enumerate(findings, start=1))
 
