@@ -85,6 +85,12 @@ def test_a_shallow_clone_says_it_is_shallow_and_gives_fetch_depth_0(
     assert "shallow clone" in err
     assert "fetch-depth: 0" in err
     assert "git fetch origin main" not in err  # one commit deep, the base has no ancestor
+    # The command-line remedy it gives works as written: the review then runs.
+    remedy = "git fetch --unshallow origin main:refs/remotes/origin/main"
+    assert remedy in " ".join(err.split())
+    subprocess.run(remedy.split(), cwd=pytester.path, check=True, capture_output=True)
+    rerun = pytester.runpytest("--secreview", "--base", "origin/main", "-p", "no:cacheprovider")
+    assert rerun.ret == pytest.ExitCode.OK, rerun.stdout.str()
 
 
 def test_two_rule_files_with_one_id_are_an_error_naming_both(

@@ -101,8 +101,12 @@ def _resolve_sha(repo: Path, ref: str, role: str) -> str:
         if ref == "HEAD":
             hint = "the repository has no commits yet"
         elif _is_shallow(repo):
-            # Fetching the one branch would not help: the head has no history to meet it.
-            hint = f"this is a shallow clone without it: {_UNSHALLOW}"
+            # Both are missing: the branch (a single-branch clone has no origin/<base>) and
+            # the history that meets it. One command brings both.
+            branch = ref.removeprefix("origin/")
+            hint = (f"this is a shallow clone without it: {_UNSHALLOW}; from the command "
+                    f"line, one command fetches both the history and the branch: git fetch "
+                    f"--unshallow origin {branch}:refs/remotes/origin/{branch}")
         else:
             branch = ref.removeprefix("origin/")
             hint = f"if it is a branch of the remote, fetch it first: git fetch origin {branch}"

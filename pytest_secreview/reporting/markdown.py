@@ -196,7 +196,8 @@ def _header(report: Report) -> str:
     ) or "none"
     if merged := merged_reports(report.findings):  # one finding per problem, said how
         by_severity += (f" · {len(report.findings)} finding"
-                        f"{'s' if len(report.findings) != 1 else ''} ({merged} reports merged)")
+                        f"{'s' if len(report.findings) != 1 else ''} ({merged} "
+                        f"report{'s' if merged != 1 else ''} merged)")
     suppressed = sum(1 for f in report.findings if f.suppressed)
     if suppressed:  # never silent: counted here, listed below
         by_severity += f" · {suppressed} suppressed"

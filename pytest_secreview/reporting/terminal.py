@@ -85,7 +85,7 @@ def write_summary(
         merged = sum(int(f.get("reports", 1)) - 1 for f in findings)
         tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else "")
                 + (f" · {len(findings)} finding{'s' if len(findings) != 1 else ''} ({merged} "
-                   "reports merged)" if merged else ""))
+                   f"report{'s' if merged != 1 else ''} merged)" if merged else ""))
         write_triage_counts(tr, findings)
         write_suppressed_counts(tr, findings)
         muted = sum(1 for f in findings if f.get("below_min_confidence"))
