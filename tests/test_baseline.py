@@ -243,8 +243,10 @@ def test_a_symlink_the_pull_request_adds_cannot_point_the_baseline_outside(
     (repo.path / ".secreview/baseline.json").symlink_to(outside)
     repo.commit("a baseline that points elsewhere")
     result = _review(pytester, "--secreview-baseline=.secreview/baseline.json")
-    result.assert_outcomes(failed=1)
+    # The finding stands; the link that leaves the repository is itself an unreviewed item.
+    result.assert_outcomes(failed=1, skipped=1)
     assert "is not in the base revision" in result.stdout.str()
+    assert "symlink leaves the repository" in result.stdout.str()
 
 
 # ------------------------------------------------- review findings (new-user walkthrough)

@@ -23,7 +23,6 @@ from junitparser import Failure, JUnitXml, Properties, Skipped
 
 from tests.conftest import JUNIT_XSD, ReviewRepo, aws_key_id
 from tests.test_plugin import DEBUG_RULE
-from tests.test_plugin import MODEL_RULE as MODEL_NEEDING_RULE
 
 xmlschema = pytest.importorskip("xmlschema", reason="XSD validation needs xmlschema (test extra)")
 
@@ -45,8 +44,7 @@ FAILING_RULE = textwrap.dedent(
     ---
     """
 )
-# A passing rule, and one whose body needs a model: none is configured, so it is skipped.
-PASSING_RULE, MODEL_RULE = DEBUG_RULE, MODEL_NEEDING_RULE
+PASSING_RULE = DEBUG_RULE
 
 Build = Callable[..., ReviewRepo]
 
@@ -100,9 +98,11 @@ def without_testcase_properties(root: ET.Element) -> ET.Element:
 def review_junit(pytester: pytest.Pytester, review_repo: Build) -> Path:
     """A review with one failing, two passing and one skipped item, as xunit2 JUnit XML."""
     review_repo(
-        rules={"aws-key": FAILING_RULE, "debug": PASSING_RULE, "sqli": MODEL_RULE},
+        rules={"aws-key": FAILING_RULE, "debug": PASSING_RULE},
         pr={"app/settings.py": f"REGION = 'eu'\nKEY = '{aws_key_id()}'\n",
-            "app/db.py": "cursor.execute(query)\n"},
+            "app/db.py": "cursor.execute(query)\n",
+            # binary to git: not reviewable, skipped under the default --secreview-unreviewed
+            "app/messages.mo": "catalog\x00\n"},
     )
     path = pytester.path / "junit.xml"
     result = pytester.runpytest(
@@ -163,7 +163,7 @@ def test_junit_carries_outcomes_failure_text_and_findings(review_junit: Path) ->
         "aws-key[app/settings.py]": "Failure",
         "debug[app/db.py]": "passed",
         "debug[app/settings.py]": "passed",
-        "sqli[app/db.py]": "Skipped",
+        "unreviewed[app/messages.mo]": "Skipped",
     }
 
     failing = cases["aws-key[app/settings.py]"]
@@ -183,8 +183,8 @@ def test_junit_carries_outcomes_failure_text_and_findings(review_junit: Path) ->
     passing = {p.name: p.value for p in cases["debug[app/db.py]"].child(Properties)}
     assert json.loads(passing["secreview_findings"]) == []
 
-    (skipped,) = cases["sqli[app/db.py]"].result
+    (skipped,) = cases["unreviewed[app/messages.mo]"].result
     assert isinstance(skipped, Skipped)
-    assert "needs a model" in (skipped.message or "")
+    assert "binary" in (skipped.message or "")
 
     assert aws_key_id() not in review_junit.read_text(encoding="utf-8")

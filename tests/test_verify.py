@@ -100,7 +100,7 @@ def test_a_dismissed_pattern_finding_is_kept_as_suppressed_and_fails_nothing(
     pytester: pytest.Pytester, review_repo: Build, server: FakeServer
 ) -> None:
     server._responder = _verdict("dismiss", "test settings module, never deployed")
-    review_repo(rules={"debug": DEBUG_MEDIUM}, pr={"tests/settings.py": "DEBUG = True\n"})
+    review_repo(rules={"debug": DEBUG_MEDIUM}, pr={"conf/local_settings.py": "DEBUG = True\n"})
     result = _review(pytester, *_model(server), "--secreview-fail-on=critical")
     result.assert_outcomes(passed=1)
     out = result.stdout.str()
@@ -113,7 +113,7 @@ def test_a_dismissed_pattern_finding_is_kept_as_suppressed_and_fails_nothing(
     assert result_["suppressions"] == [{"kind": "external", "status": "accepted",
                                         "justification": "test settings module, never deployed"}]
     verify = next(r for r in server.requests if VERIFY in r.json["messages"][0]["content"])
-    assert "tests/settings.py:1 MEDIUM [debug, pattern] Debug mode enabled" in (
+    assert "conf/local_settings.py:1 MEDIUM [debug, pattern] Debug mode enabled" in (
         verify.json["messages"][1]["content"])
 
 
