@@ -8,7 +8,9 @@ older revision (the pull request removes and changes lines there), the rest are 
 reviewer runs as its own process on that repository, interpreter start included, in
 interleaved rounds (a load spike on this shared machine hits all of them alike):
 
-- ``pytest --secreview`` (what a user runs), with the bundled rules minus the two scanner
+- ``secreview --base main`` (what a user runs: every bundled rule, the Bandit scanner rule
+  included);
+- ``pytest --secreview``, with the bundled rules minus the two scanner
   rules (they run Bandit and Semgrep themselves), once as shipped and once with every rule's
   ``taint:`` section left out;
 - ``review_range`` (``evaluation/offline.py``: the same deterministic review without pytest),
@@ -177,6 +179,9 @@ def _pytest(rules: Path) -> list[str]:
 def _commands(work: Path, full: Path, plain: Path) -> dict[str, list[str]]:
     bandit = shutil.which("bandit") or str(Path(sys.executable).parent / "bandit")
     return {
+        # What a user runs: every bundled rule, the Bandit scanner rule included.
+        "secreview --base main": [str(Path(sys.executable).parent / "secreview"),
+                                  "--base", "main"],
         "pytest --secreview, taint on": _pytest(full),
         "pytest --secreview, taint off": _pytest(plain),
         "review_range, taint on": [sys.executable, "-c",
@@ -224,7 +229,8 @@ def app(modules: int, repeat: int) -> Outcome:
             for name, found in samples.items()}
     for name, run in runs.items():
         # pytest exits 1 when an item fails (a finding at the threshold): a review that ran.
-        if run.returncode not in ((0, 1) if name.startswith(("pytest", "bandit")) else (0,)):
+        if run.returncode not in ((0, 1) if name.startswith(("pytest", "secreview", "bandit"))
+                                  else (0,)):
             raise SystemExit(f"{name} failed with exit status {run.returncode}")
     return Outcome(f"{len(paths)} Python files, {lines} lines", runs, quarter_mib,
                    len(quarter), parse, analyse)
@@ -280,8 +286,10 @@ def main(argv: list[str] | None = None) -> int:
         f"`.venv/bin/python benchmarks/bench_taint_speed.py --files {args.files} --repeat "
         f"{args.repeat} --record` - one pull request of a generated application "
         f"(`benchmarks/_app.py`: {outcome.size} at head; 30% of the modules changed from an "
-        "older revision, the rest new), no model, the bundled rules without the two scanner "
-        "rules; each reviewer a separate process on the same repository; median wall time "
+        "older revision, the rest new), no model; `secreview` with every bundled rule (its "
+        "Bandit scanner rule runs Bandit on the changed files), the other rows without the "
+        "two scanner rules; each reviewer a separate process on the same repository; median wall "
+        "time "
         f"and median CPU time (user + system) of {args.repeat} interleaved rounds, largest "
         f"peak RSS (in brackets: one run on {outcome.quarter_files} files, a quarter of the "
         f"application). Load average {os.getloadavg()[0]:.1f} at the end (2 cores shared "

@@ -250,6 +250,23 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         from .heap import freeze_long_lived
 
         freeze_long_lived()  # the items
+        _start_scanners(session)
+
+
+def _start_scanners(session: pytest.Session) -> None:
+    """Start the scanners of the items this process will run, so they scan while the other
+    items run (:meth:`~.scanners.session.ScannerSession.start`)."""
+    config = session.config
+    phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
+    if config.option.collectonly or not (phases is None or phases.runs("evaluate")):
+        return
+    from .collection import RuleItem
+    from .state import REVIEW_KEY
+
+    rules = [item.target.rule for item in session.items
+             if isinstance(item, RuleItem) and item.target.rule.scanner is not None]
+    if rules:
+        config.stash[REVIEW_KEY].scanners.start(rules)
 
 
 @pytest.hookimpl(trylast=True)
@@ -262,6 +279,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from .state import REVIEW_KEY
 
     review = config.stash.get(REVIEW_KEY, None)
+    if review is not None and "scanners" in vars(review):  # started by _start_scanners
+        review.scanners.wait()
     selected_away = review is not None and bool(review.deselected or review.selection)
     if (exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and session.testscollected == 0
             and not selected_away):

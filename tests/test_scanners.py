@@ -11,6 +11,7 @@ import importlib.util
 import json
 import sys
 import textwrap
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -234,6 +235,35 @@ def test_each_scanner_runs_once_per_session_with_xdist(pytester: pytest.Pytester
     runs = {t["metadata"]["secreview"]["usage"]["scanner"]["run"] for t in items.values()}
     assert len(runs) == 1  # ...from one bandit run
     assert {f["path"] for f in findings_of(items)} == set(files)
+
+
+@needs_bandit
+def test_the_scanner_starts_when_collection_ends_and_its_findings_are_the_same(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    # The scanner is a subprocess: started before the first item, it scans on another core
+    # while the other items run, instead of making its first item wait for all of it.
+    review_repo(base={"app.py": BASE_APP}, pr={"app.py": PR_APP},
+                rules={"bandit": BANDIT_ONE_FILE_PER_ITEM})
+    # Untracked, so not part of the diff: records the threads alive once collection ended
+    # (trylast: after the plugin's own hook).
+    pytester.makepyfile(threadrecorder="""
+        import os, threading
+        import pytest
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_finish(session):
+            names = [t.name for t in threading.enumerate()]
+            path = os.path.join(str(session.config.invocation_params.dir), "threads.txt")
+            with open(path, "w") as out:
+                out.write("\\n".join(names))
+    """)
+    pytester.syspathinsert()
+    result, items = review(pytester, "--secreview-rules", "secreview/rules",
+                           "-p", "threadrecorder")
+    result.assert_outcomes(passed=1)  # HIGH, below the CRITICAL threshold
+    assert "secreview-scanner-bandit" in (pytester.path / "threads.txt").read_text().split()
+    assert [(f["path"], f["line"]) for f in findings_of(items)] == [("app.py", 10)]
+    assert not any(t.name.startswith("secreview-scanner-") for t in threading.enumerate())
 
 
 @needs_bandit

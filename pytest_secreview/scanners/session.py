@@ -12,13 +12,14 @@ an item. A crash is stored too, so every item of that scanner errors with the sa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,30 @@ class ScannerSession:
         self.timeout = timeout
         self._memo: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._background: list[threading.Thread] = []
+
+    def start(self, rules: Iterable[Rule]) -> None:
+        """Start the scanners of ``rules`` now, each in a background thread: the scanner is
+        a subprocess, so it works on another core while the session's other items run, and
+        the items of ``rules`` read its result (waiting for it if need be). What the
+        scanner finds, or why it could not run, is the same as when an item starts it."""
+        for rule in {id(r): r for r in rules if r.scanner is not None}.values():
+            thread = threading.Thread(target=self._prefetch, args=(rule,), daemon=True,
+                                      name=f"secreview-scanner-{rule.id}")
+            thread.start()
+            self._background.append(thread)
+
+    def _prefetch(self, rule: Rule) -> None:
+        # Stored, or raised again when one of the rule's items asks: that item reports it.
+        with contextlib.suppress(ScannerUnavailable, ScannerCrashed):
+            self.output(rule)
+
+    def wait(self) -> None:
+        """Wait for the scanners :meth:`start` started (a session that stops early, -x or
+        an interruption, leaves no scanner running and no scratch directory behind)."""
+        for thread in self._background:
+            thread.join()
+        self._background.clear()
 
     def output(self, rule: Rule) -> ScanOutput:
         """The scanner's output over every file of ``rule``'s items: run now, or read from

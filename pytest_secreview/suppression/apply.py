@@ -25,15 +25,17 @@ fail threshold only when its author has write access: :mod:`.authority`).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from ..core.findings import FACT_CATEGORIES, Finding, fingerprint, number_occurrences
 from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
 from ..errors import GitError
-from ..gitcmd import run_git
+from ..tools.gittree import GitTree, TreeEntry
 from .baseline import Baseline
 from .inline import MARKER, Suppression, comment_styles, inside_strings, parse_line
 
@@ -47,6 +49,10 @@ CREDENTIAL_NOT_SUPPRESSED = (
     "go in the baseline, which is read from the base revision")
 #: A file larger than this is not read for suppressions (its findings stand).
 MAX_FILE_BYTES = 8 * 1024 * 1024
+#: Head files read for suppressions at once (one ``git cat-file --batch``), about.
+WINDOW_BYTES = 1 << 20
+#: Reading one window of head files stops after this many seconds.
+READ_DEADLINE = 120.0
 
 
 @dataclass
@@ -173,26 +179,64 @@ class Quiet:
 
     def _head_lines(self, path: str) -> tuple[int, dict[int, str]] | None:
         """``path``'s number of lines at the head revision and its lines holding the marker
-        (cached), or None when it cannot be read."""
+        (cached), or None when it cannot be read. A miss reads ``path`` and the changed
+        files after it in the diff's order (items ask in that order), up to
+        ``WINDOW_BYTES``, in one ``git cat-file --batch``; only the marked lines are kept."""
         with self._lock:
             if path in self._lines:
                 return self._lines[path]
-        lines: tuple[int, dict[int, str]] | None = None
-        if path and not path.startswith(("/", "-")):
+            if not path or path.startswith(("/", "-")):
+                return None
+            entries = self._tree.entries
+            order = self._order
+            start = order.get(path)
+            wanted = [path] if start is None else list(self._paths[start:])
+            read: dict[str, tuple[int, dict[int, str]] | None] = {}
+            batch: list[TreeEntry] = []
+            size = 0
+            for name in wanted:
+                if size >= WINDOW_BYTES:
+                    break
+                entry = entries.get(name)
+                if name in self._lines:
+                    continue
+                if entry is None or entry.kind not in ("file", "symlink"):
+                    read[name] = _marked(name, b"")  # not a file at head: nothing to read
+                elif entry.size > MAX_FILE_BYTES:
+                    read[name] = None
+                else:
+                    batch.append(entry)
+                    size += entry.size
             try:
-                blob = run_git(self.repo, "cat-file", "blob", "--end-of-options",
-                               f"{self.diff.head_sha}:{path}").stdout
-            except GitError:
-                blob = b""  # not a file at head (a model's finding elsewhere): nothing to read
-            if len(blob) <= MAX_FILE_BYTES:
-                # git's lines: split on newlines only (not on the separators splitlines knows).
-                split = blob.decode("utf-8", "replace").split("\n")
-                marked = {number: text.removesuffix("\r")
-                          for number, text in enumerate(split, 1) if MARKER in text}
-                if marked:  # the words in a string spanning lines are not a comment
-                    in_strings = inside_strings(split, path)
-                    marked = {n: text for n, text in marked.items() if n not in in_strings}
-                lines = (len(split), marked)
-        with self._lock:
-            self._lines[path] = lines
-        return lines
+                for entry, blob in self._tree.iter_blobs(
+                        batch, deadline=time.monotonic() + READ_DEADLINE):
+                    read[entry.path] = _marked(entry.path, blob)
+            except GitError:  # the objects cannot be read: nothing to read in them
+                read.update((entry.path, _marked(entry.path, b"")) for entry in batch)
+            self._lines.update(read)
+            return self._lines.setdefault(path, read.get(path))
+
+    @cached_property
+    def _tree(self) -> GitTree:
+        return GitTree(self.repo, self.diff.head_sha)
+
+    @cached_property
+    def _paths(self) -> tuple[str, ...]:
+        return tuple(f.path for f in self.diff.files)
+
+    @cached_property
+    def _order(self) -> dict[str, int]:
+        """Each changed path's place in the diff's order."""
+        return {p: i for i, p in enumerate(self._paths)}
+
+
+def _marked(path: str, blob: bytes) -> tuple[int, dict[int, str]]:
+    """A file's number of lines and its lines holding the marker outside a string."""
+    # git's lines: split on newlines only (not on the separators splitlines knows).
+    split = blob.decode("utf-8", "replace").split("\n")
+    marked = {number: text.removesuffix("\r")
+              for number, text in enumerate(split, 1) if MARKER in text}
+    if marked:  # the words in a string spanning lines are not a comment
+        in_strings = inside_strings(split, path)
+        marked = {n: text for n, text in marked.items() if n not in in_strings}
+    return len(split), marked
