@@ -30,14 +30,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.findings import FACT_CATEGORIES, Finding, fingerprint, number_occurrences
 from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
 from ..errors import GitError
-from ..tools.gittree import GitTree, TreeEntry
 from .baseline import Baseline
 from .inline import MARKER, Suppression, comment_styles, inside_strings, parse_line
+
+if TYPE_CHECKING:  # the tools layer (and its HTTP stack) loads when a file is read
+    from ..tools.gittree import GitTree, TreeEntry
 
 __all__ = ["SUPPRESSION_RULE", "Quiet"]
 
@@ -218,6 +221,8 @@ class Quiet:
 
     @cached_property
     def _tree(self) -> GitTree:
+        from ..tools.gittree import GitTree
+
         return GitTree(self.repo, self.diff.head_sha)
 
     @cached_property
