@@ -13,13 +13,17 @@ choice and are not judged.
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import SecreviewError
 
-__all__ = ["UnsafeOutputPath", "check_output_path", "write_bytes_atomic", "write_text_atomic"]
+__all__ = ["UnsafeOutputPath", "check_output_path", "write_bytes_atomic", "write_chunks_atomic",
+           "write_text_atomic"]
 
 
 class UnsafeOutputPath(SecreviewError, OSError):
@@ -66,13 +70,13 @@ def _process_umask() -> int:
 _UMASK = _process_umask()
 
 
-def _write_atomic(path: Path, data: bytes, inside: Path | None) -> Path:
+def _write_atomic(path: Path, write: Callable[[BinaryIO], object], inside: Path | None) -> Path:
     target = check_output_path(path, inside=inside)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            write(handle)
         os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, target)  # replaces a link at the target itself, never follows it
     except BaseException:
@@ -85,9 +89,25 @@ def write_text_atomic(path: Path, text: str, *, inside: Path | None = None) -> P
     """Write ``text`` to ``path`` as UTF-8 with ``\\n`` line endings through a temporary file
     renamed into place; creates missing parent directories and returns ``path``. Raises
     :class:`UnsafeOutputPath` for a path through a link (see :func:`check_output_path`)."""
-    return _write_atomic(path, text.encode("utf-8"), inside)
+    data = text.encode("utf-8")
+    return _write_atomic(path, lambda handle: handle.write(data), inside)
 
 
 def write_bytes_atomic(path: Path, data: bytes, *, inside: Path | None = None) -> Path:
     """:func:`write_text_atomic` for bytes."""
-    return _write_atomic(path, data, inside)
+    return _write_atomic(path, lambda handle: handle.write(data), inside)
+
+
+def write_chunks_atomic(path: Path, chunks: Iterable[str], *,
+                        inside: Path | None = None) -> Path:
+    """:func:`write_text_atomic` for text produced piece by piece (a JSON encoder's
+    output): each chunk is written as it comes, so the whole text is never held at once.
+    The file appears only when every chunk was written."""
+    def write(handle: BinaryIO) -> None:
+        # The text layer gathers the small pieces into large writes; newline="" keeps
+        # "\n" as it is, as write_text_atomic does.
+        text = io.TextIOWrapper(handle, encoding="utf-8", newline="", write_through=False)
+        text.writelines(chunks)
+        text.flush()
+        text.detach()  # the caller closes the file
+    return _write_atomic(path, write, inside)

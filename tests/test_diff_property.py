@@ -109,3 +109,8 @@ def test_parser_matches_git_numstat_and_files(history: tuple[dict[str, bytes],
             assert f.path in head or f.path in base
             for ln in f.removed_lines:
                 assert ln.anchor >= 1
+        # The taint engine reads the added lines' numbers alone, from a diff whose lines
+        # were never split: the same numbers.
+        fresh = load_diff(repo.path, "main")
+        assert [list(f.added_numbers()) for f in fresh.files] == [
+            [ln.number for ln in f.added_lines] for f in diff.files]

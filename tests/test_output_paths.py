@@ -4,14 +4,16 @@ refusal before anything is written, and nothing lands outside the directory the 
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from pytest_secreview.atomic import UnsafeOutputPath, write_text_atomic
+from pytest_secreview.atomic import UnsafeOutputPath, write_chunks_atomic, write_text_atomic
+from pytest_secreview.reporting.artifacts import ArtifactWriter, dump_json
 from tests.conftest import ReviewRepo, aws_key_id
 
 Build = Callable[..., ReviewRepo]
@@ -109,3 +111,44 @@ def test_the_one_writer_refuses_links_inside_and_replaces_atomically(tmp_path: P
     plain.write_text("b\n")
     assert written.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777, (
         "the permissions of a plain write, not the temporary file's 0600")
+
+
+def test_streamed_writes_keep_the_one_writers_promises(tmp_path: Path) -> None:
+    root = tmp_path / "checkout"
+    (root / "real").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / "real" / "file.json").symlink_to(elsewhere / "victim")
+    with pytest.raises(UnsafeOutputPath, match="symbolic link"):
+        write_chunks_atomic(root / "real" / "file.json", iter(["{}"]), inside=root)
+    assert list(elsewhere.iterdir()) == []
+    target = root / "real" / "out.json"
+    target.write_text("old\n")
+
+    def failing() -> Iterator[str]:
+        yield "{\n"
+        raise ValueError("the encoder gave up")
+
+    with pytest.raises(ValueError, match="gave up"):
+        write_chunks_atomic(target, failing(), inside=root)
+    # A reader never sees half a file: the old one stays and no temporary file is left.
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["file.json", "out.json"]
+    write_chunks_atomic(target, iter(["é\r\n", "x" * 100_000, "\n"]), inside=root)
+    assert target.read_bytes() == "é\r\n".encode() + b"x" * 100_000 + b"\n"
+
+
+def test_streamed_json_artifacts_are_the_same_redacted_text(tmp_path: Path) -> None:
+    # The artifacts and summary.json are encoded piece by piece into the file; what a
+    # reader finds is dump_json's text, secrets redacted.
+    secret = aws_key_id()
+    data = {"findings": [{"title": f"key {secret}", "line": n, "ok": True, "x": None}
+                         for n in range(300)], "nested": {"b": [1.5, "\x1b[31mred"], "a": ()}}
+    writer = ArtifactWriter(tmp_path / "artifacts", own=True)
+    written = writer.write_json("report/summary.json", data)
+    text = written.read_text()
+    assert text == dump_json(data)
+    assert secret not in text and text.endswith("}\n")
+    assert json.loads(text)["findings"][299]["line"] == 299
+    with pytest.raises(UnsafeOutputPath, match="must stay inside"):
+        writer.write_json("../escape.json", data)

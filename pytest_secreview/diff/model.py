@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
@@ -112,6 +113,23 @@ class Hunk:
             return [line.text for line in self._removed]
         return _texts(_REMOVED_RE, "\n-", self.text)
 
+    def added_numbers(self) -> Iterator[int]:
+        """The head line number of every added line, in order (:attr:`added`'s numbers),
+        without building or keeping the lines: the taint engine asks this of every changed
+        Python file, and most of those are never read line by line."""
+        if self._added is not None:
+            yield from (line.number for line in self._added)
+            return
+        new_no = self.new_start
+        # Numbered as _split numbers them: added and context lines advance the head side.
+        for line in self.text.split("\n")[1:-1]:
+            mark = line[:1]
+            if mark == "+":
+                yield new_no
+                new_no += 1
+            elif mark not in ("-", "\\"):
+                new_no += 1
+
     def _split(self) -> tuple[tuple[Line, ...], tuple[Line, ...]]:
         """Derive (and keep) the added and removed lines from ``text``."""
         added: list[Line] = []
@@ -178,6 +196,12 @@ class FileDiff:
     def added_lines(self) -> tuple[Line, ...]:
         """Every added line of every hunk, in order."""
         return tuple(line for hunk in self.hunks for line in hunk.added)
+
+    def added_numbers(self) -> Iterator[int]:
+        """The numbers of :attr:`added_lines`, in order, without building the lines (see
+        :meth:`Hunk.added_numbers`)."""
+        for hunk in self.hunks:
+            yield from hunk.added_numbers()
 
     @property
     def removed_lines(self) -> tuple[Line, ...]:

@@ -87,7 +87,7 @@ def taint_session(repo: Path, diff: Diff, rules: Sequence[Rule]) -> TaintSession
         if not (f.reviewable and f.path.endswith(TAINT_SUFFIXES)):
             continue
         old = f.old_path if f.old_path and f.old_path != f.path else None
-        changed.append(ChangedFile(f.path, old, LineRuns(ln.number for ln in f.added_lines)))
+        changed.append(ChangedFile(f.path, old, LineRuns(f.added_numbers())))
         if f.kind is not ChangeKind.ADDED:
             base_paths.append(old or f.path)
     head_paths = [c.path for c in changed]

@@ -7,10 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..atomic import UnsafeOutputPath, check_output_path, write_text_atomic
+from ..atomic import UnsafeOutputPath, check_output_path, write_chunks_atomic, write_text_atomic
 from ..diff.model import Diff
 from ..rules.loader import RuleSource
 from ..tools.redaction import redact, strip_control
@@ -29,9 +30,21 @@ def redact_data(value: Any) -> Any:
     return value
 
 
+#: The one JSON layout of every artifact and report file.
+_ENCODER = json.JSONEncoder(indent=2, sort_keys=True, ensure_ascii=False)
+
+
 def dump_json(data: Any) -> str:
     """Deterministic, redacted JSON text."""
-    return json.dumps(redact_data(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return _ENCODER.encode(redact_data(data)) + "\n"
+
+
+def json_chunks(data: Any) -> Iterator[str]:
+    """:func:`dump_json`'s text, piece by piece. ``json.dumps`` with an indent gathers
+    every piece in a list before joining them (36 MiB of small strings for a 5 MB
+    ``summary.json``); written as they come, only the redacted data is held."""
+    yield from _ENCODER.iterencode(redact_data(data))
+    yield "\n"
 
 
 def item_dir_name(nodeid: str) -> str:
@@ -85,13 +98,21 @@ class ArtifactWriter:
     def write_text(self, relative: str, text: str) -> Path:
         """Write redacted ``text`` to ``root/relative`` (never through a link, never outside
         ``root``: see :func:`~pytest_secreview.atomic.write_text_atomic`)."""
+        return self._write(relative, lambda target: write_text_atomic(
+            target, redact(strip_control(text)) if not relative.endswith(".json") else text))
+
+    def _write(self, relative: str, write: Callable[[Path], Path]) -> Path:
         if Path(relative).is_absolute() or ".." in Path(relative).parts:
             raise UnsafeOutputPath(f"{relative!r}: an artifact name must stay inside "
                                    f"{self.root}; this is a bug in pytest-secreview")
         self._claim()
-        return write_text_atomic(
-            self.root / relative,
-            redact(strip_control(text)) if not relative.endswith(".json") else text)
+        return write(self.root / relative)
+
+    def write_json(self, relative: str, data: Any) -> Path:
+        """Write ``data`` as redacted JSON (:func:`dump_json`'s text) to ``root/relative``,
+        streamed to the file (the same checks as :meth:`write_text`)."""
+        return self._write(relative, lambda target: write_chunks_atomic(target,
+                                                                        json_chunks(data)))
 
     def write_inputs(self, diff: Diff, sources: list[RuleSource]) -> None:
         """The diff and a copy of every rule file used (from the revision it was read from)."""
@@ -101,11 +122,11 @@ class ArtifactWriter:
             target = f"rules/{source.display}"
             self.write_text(target, source.raw.decode("utf-8", "replace"))
             index.append({"rule_file": source.display, "revision": source.revision or "disk"})
-        self.write_text("rules/index.json", dump_json(index))
+        self.write_json("rules/index.json", index)
 
     def write_item(self, nodeid: str, artifact: dict[str, Any], outcome: str) -> None:
         """``items/<node>/task.json`` and ``items/<node>/evaluation.json``."""
         base = f"items/{item_dir_name(nodeid)}"
-        self.write_text(f"{base}/task.json", dump_json(artifact.get("task", {})))
+        self.write_json(f"{base}/task.json", artifact.get("task", {}))
         evaluation = {**artifact.get("evaluation", {}), "outcome": outcome}
-        self.write_text(f"{base}/evaluation.json", dump_json(evaluation))
+        self.write_json(f"{base}/evaluation.json", evaluation)

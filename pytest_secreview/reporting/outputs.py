@@ -19,7 +19,7 @@ from ..github.publish_run import Approve
 from ..options import Settings
 from ..state import ReviewState
 from .actions import ACTIONS_LOG_PLUGIN, ActionsLog
-from .artifacts import ArtifactWriter, dump_json
+from .artifacts import ArtifactWriter
 from .build import build_report
 from .merge import DURATIONS_NAME, write_durations
 from .model import Report
@@ -53,7 +53,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
     try:
         writer = ArtifactWriter(root, own=True)
         writer.write_inputs(review.diff, review.rule_files.sources)
-        writer.write_text("triage.json", dump_json(review.triage.to_json()))
+        writer.write_json("triage.json", review.triage.to_json())
         for nodeid, result in sorted(summary.items.items()):
             if result.artifact is not None:
                 writer.write_item(nodeid, result.artifact, result.outcome)
@@ -136,7 +136,7 @@ def _bind_to_run(review: ReviewState, report: Report, report_dir: Path,
 
 def write_summary_json(report: Report, report_dir: Path) -> None:
     """``summary.json`` and the items' durations (pytest-split's format, for sharding)."""
-    ArtifactWriter(report_dir).write_text("summary.json", dump_json(report.model_dump(mode="json")))
+    ArtifactWriter(report_dir).write_json("summary.json", report.model_dump(mode="json"))
     write_durations(report, report_dir / DURATIONS_NAME)
 
 
