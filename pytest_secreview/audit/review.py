@@ -12,11 +12,11 @@ from typing import Any
 import httpx
 from google.auth.exceptions import GoogleAuthError
 
+from ..agent.loop import ReviewRequest, final_tool
+from ..agent.prompt import new_boundary
+from ..agent.prompt import render as _fill  # one pass: inserted text is not re-scanned
 from ..diff.model import Diff
 from ..errors import SecreviewError
-from ..evaluation.agent import ReviewRequest, final_tool
-from ..evaluation.prompt import new_boundary
-from ..evaluation.prompt import render as _fill  # one pass: inserted text is not re-scanned
 from ..evaluation.review import ModelReviewer
 from ..rules.model import Rule
 from ..severity import one_line

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..evaluation.report_tool import invalid_arguments
+from ..agent.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
 from ..tools.redaction import redact, strip_control
 from ..tools.schema import tool_schema

@@ -15,6 +15,20 @@ import httpx
 from google.auth.exceptions import GoogleAuthError
 
 from .. import __version__
+from ..agent.guidance import Guidance
+from ..agent.loop import AgentLoop, ReviewRequest
+from ..agent.prompt import (
+    PROMPT_VERSION,
+    ChangedFile,
+    Preloaded,
+    hunks_within,
+    new_boundary,
+    shape_text,
+    system_prompt,
+    task_prompt,
+    team_policy,
+)
+from ..agent.report_tool import validate_report
 from ..audit.statement import cap
 from ..budget import Budget
 from ..cache import EvaluationCache, cache_key, stored_review, stored_verdicts
@@ -32,21 +46,7 @@ from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..tools.gittree import GitTree
 from ..triage.verdict_store import VerdictStore
 from ..usage import ReviewUsage
-from .agent import AgentLoop, ReviewRequest
 from .evaluate import AgentOutput
-from .guidance import Guidance
-from .prompt import (
-    PROMPT_VERSION,
-    ChangedFile,
-    Preloaded,
-    hunks_within,
-    new_boundary,
-    shape_text,
-    system_prompt,
-    task_prompt,
-    team_policy,
-)
-from .report_tool import validate_report
 
 #: Why a finding was not given a second look when ``--secreview-verify=false``.
 VERIFY_OFF = "--secreview-verify=false: no second look"

@@ -9,11 +9,11 @@ from typing import Any
 import httpx
 from google.auth.exceptions import GoogleAuthError
 
+from ..agent.loop import ReviewRequest
+from ..agent.prompt import new_boundary
 from ..audit.review import diff_stat
 from ..audit.statement import cap
 from ..errors import EvaluationError, SecreviewError
-from ..evaluation.agent import ReviewRequest
-from ..evaluation.prompt import new_boundary
 from ..evaluation.review import ModelReviewer
 from ..tools import build_registry
 from ..usage import ReviewUsage

@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..agent.loop import AgentLoop, ReviewRequest, final_tool
+from ..agent.prompt import new_boundary
+from ..agent.report_tool import invalid_arguments
 from ..core.findings import Finding
 from ..errors import EvaluationError, SecreviewError
-from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
-from ..evaluation.prompt import new_boundary
-from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
 from ..rules.model import Rule
