@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from ..state import ReviewState
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the session's state is passed in; the top layer owns it
+    from ..state import ReviewState
 
 
 def review_kind(review: ReviewState) -> str | None:
