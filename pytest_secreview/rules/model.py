@@ -15,7 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from ..analysis.spec import TaintSpec
 from ..core.severity import Severity
-from .regex import SafePattern
+from ..safe_regex import SafePattern
 from .scanner_spec import check_args
 from .taint import TaintSection
 
