@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..diff.model import Diff
 from ..errors import SecreviewError
@@ -24,10 +23,8 @@ from ..reporting.merge import DURATIONS_NAME, write_durations
 from ..reporting.model import Report
 from ..reporting.run_binding import ShardBinding, run_key, sha256_file, write_binding
 from ..reporting.summary import Summary
+from ..state import ReviewState
 from .result import Approve
-
-if TYPE_CHECKING:  # the session's state is passed in; the top layer owns it
-    from ..state import ReviewState
 
 #: What runs after ``summary.json`` is written: the report's renderings and the PR comment.
 STAGES = ("report", "comment")

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import __version__
 from ..core.findings import Finding
 from ..diff.kinds import exclusion_note
 from ..github.context import PullRequest
 from ..rules.scanner_spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
+from ..state import ReviewState
 from .kind import review_kind
 from .model import ChangeReport, FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import ItemResult, Summary
-
-if TYPE_CHECKING:  # the session's state is passed in; the top layer owns it
-    from ..state import ReviewState
 
 
 def _rules(review: ReviewState) -> list[RuleReport]:

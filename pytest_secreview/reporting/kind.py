@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the session's state is passed in; the top layer owns it
-    from ..state import ReviewState
+from ..state import ReviewState
 
 
 def review_kind(review: ReviewState) -> str | None:
