@@ -17,12 +17,12 @@ from ..github.client import GitHubClient
 from ..github.context import PullRequest, pull_request_from_env
 from ..github.publish_run import Approve
 from ..options import Settings
-from ..state import ReviewState
 from .actions import ACTIONS_LOG_PLUGIN, ActionsLog
 from .artifacts import ArtifactWriter, dump_json
 from .build import build_report
 from .merge import DURATIONS_NAME, write_durations
 from .model import Report
+from .review_view import ReviewView
 from .run_binding import ShardBinding, run_key, sha256_file, write_binding
 from .summary import Summary
 
@@ -30,13 +30,13 @@ from .summary import Summary
 STAGES = ("report", "comment")
 
 
-def pull_request(review: ReviewState, env: Mapping[str, str]) -> PullRequest:
+def pull_request(review: ReviewView, env: Mapping[str, str]) -> PullRequest:
     """The PR under review from the environment and the --secreview-pr/--secreview-repo."""
     settings = review.settings
     return pull_request_from_env(env, number=settings.pr, repository=settings.repo)
 
 
-def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None = None,
+def deliver(review: ReviewView, summary: Summary, env: Mapping[str, str] | None = None,
             *, stages: Collection[str] = STAGES) -> tuple[Report, list[str]]:
     """Write every output; return the report and lines for the terminal summary. ``stages``:
     which of the comment and report phases run after the artifacts and ``summary.json`` are
@@ -91,7 +91,7 @@ def report_dir_of(settings: Settings, invocation: Path) -> Path:
     if settings.report:
         return invocation / settings.report
     return invocation / settings.artifacts / "report"
-def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> str:
+def _update_baseline(review: ReviewView, report: Report, invocation: Path) -> str:
     """``--secreview-baseline-update``: rewrite the baseline from this review's findings."""
     from ..suppression.setup import write_baseline
     from .build import batch_paths
@@ -110,7 +110,7 @@ def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> s
         return f"baseline not written: {exc}"
 
 
-def _bind_to_run(review: ReviewState, report: Report, report_dir: Path,
+def _bind_to_run(review: ReviewView, report: Report, report_dir: Path,
                  env: Mapping[str, str]) -> str | None:
     """With the run's key (``SECREVIEW_RUN_KEY``), write the shard's binding beside
     ``summary.json`` (see :mod:`.run_binding`); returns the line that says so."""
