@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from .agent.guidance import Guidance, load_guidance
 from .budget import Budget
 from .cache import EvaluationCache
 from .diff.model import Diff
 from .errors import ConfigError
 from .evaluation.consensus import consensus_review
 from .evaluation.evaluate import AgentReview
-from .evaluation.guidance import Guidance, load_guidance
 from .evaluation.review import ModelReviewer
 from .github.context import pull_request_from_env
 from .llm.base import ChatModel, LLMSettings

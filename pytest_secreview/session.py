@@ -163,9 +163,9 @@ class ReviewSession:
         activity_dir = self.session_dir / "activity"
         activity.install(activity_dir)
         if self.controller:
-            from .github.live import ProgressPlugin
-            from .github.progress import ProgressComment
-            from .reporting.outputs import github_client, pull_request
+            from .publish.live import ProgressPlugin
+            from .publish.outputs import github_client, pull_request
+            from .publish.progress import ProgressComment
 
             pr = pull_request(review, os.environ)
             client = github_client(review.settings, config.invocation_params.dir, pr)
@@ -251,7 +251,7 @@ class ReviewSession:
         elif review is not None and self.phases is not None:
             self.output_lines = self.phases.deliver(session, review, self.summary)
         elif review is not None:
-            from .reporting.outputs import deliver
+            from .publish.outputs import deliver
 
             _report, self.output_lines = deliver(review, self.summary)
 

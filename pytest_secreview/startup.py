@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from . import steering
+from .agent.guidance import load_guidance
+from .diff.kinds import default_exclusions
 from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
 from .errors import SecreviewError
-from .evaluation.guidance import load_guidance
 from .handoff import Handoff
 from .options import Settings
 from .rules.loader import RuleFiles, find_rule_files
@@ -24,7 +25,6 @@ from .suppression.apply import Quiet
 from .suppression.authority import Authority, author_authority
 from .suppression.setup import load_quiet
 from .triage.ignore import read_ignore_file
-from .triage.kinds import default_exclusions
 from .triage.links import read_links
 
 if TYPE_CHECKING:

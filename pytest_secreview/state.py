@@ -103,7 +103,7 @@ class ReviewState:
     def triage(self) -> TriagePlan:
         """Which rules run on which files, and the general review's batches (computed once,
         after the rules are indexed, from pinned inputs only: every xdist worker agrees)."""
-        from .scanners.spec import NEEDS_CONFIG
+        from .rules.scanner_spec import NEEDS_CONFIG
         from .triage.plan import plan_triage
         from .triage.store import load_model_triage
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from .. import __version__
 from ..core.findings import Finding
+from ..diff.kinds import exclusion_note
 from ..github.context import PullRequest
-from ..scanners.spec import NO_SEMGREP_CONFIG
+from ..rules.scanner_spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
-from ..triage.kinds import exclusion_note
 from .kind import review_kind
 from .model import ChangeReport, FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
 from .review_view import ReviewView
