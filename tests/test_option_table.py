@@ -205,3 +205,26 @@ def test_subcommands_read_the_environment_as_the_pytest_run_does(
         stored = stored_settings(given, root=tmp_path, pr=None, repo=None)
         for name in names:
             assert getattr(stored, name) == getattr(review, name), (name, given)
+
+
+@pytest.mark.parametrize(("args", "env", "named"), [
+    (["--comment", "off"], {}, "--comment off"),
+    ([], {"SECREVIEW_COMMENT": "off"}, "SECREVIEW_COMMENT=off"),
+])
+def test_secreview_comment_refuses_off_as_the_step_that_posts(
+    args: list[str], env: dict[str, str], named: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert comment.main(["--artifacts", str(tmp_path), *args], env=env) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"secreview comment: {named} posts nothing")
+    assert "choose summary, inline or all" in err
+
+
+def test_secreview_comment_names_a_bad_environment_value_and_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert comment.main(["--artifacts", str(tmp_path)], env={"SECREVIEW_PR": "0"}) == 2
+    err = capsys.readouterr().err
+    assert "environment variable SECREVIEW_PR: invalid value '0'" in err
+    assert err.rstrip().endswith("Example: --pr=7")

@@ -95,7 +95,8 @@ def phase_args(phase: str, argv: Sequence[str], env: Mapping[str, str]) -> list[
         args.insert(0, f"--secreview-from-phase={phase}")
     given = parse_command_line(SPECS, [*env_addopts(env), *argv]).values
     root = artifacts_dir(argv, env)
-    if phase != PHASES[0] and not (given.get("secreview_base") or env.get("SECREVIEW_BASE")):
+    base_spec = BY_NAME["base"]
+    if phase != PHASES[0] and not (given.get(base_spec.dest) or env.get(base_spec.env)):
         try:
             stored = json.loads(phase_file(root, "diff").read_text(encoding="utf-8"))
             base = stored.get("base_ref") if isinstance(stored, dict) else None
