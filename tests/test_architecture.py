@@ -152,9 +152,3 @@ def test_every_renderer_orders_findings_worst_first_the_same_way() -> None:
     markdown = to_markdown(report)
     assert sorted(expected, key=markdown.index) == expected
 
-
-def test_no_module_is_over_500_lines() -> None:
-    long = sorted(f"{path.relative_to(PACKAGE.parent)}: {n} lines"
-                  for path in PACKAGE.rglob("*.py")
-                  if (n := len(path.read_text(encoding="utf-8").splitlines())) > 500)
-    assert long == [], "split these by responsibility"

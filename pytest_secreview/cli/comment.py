@@ -21,10 +21,10 @@ from pathlib import Path
 from ..errors import ConfigError, SecreviewError
 from ..github.client import GitHubClient
 from ..github.context import pull_request_from_env
-from ..github.publish_run import Approve
 from ..options import BY_NAME
 from ..phases.approval import PrintingClient, terminal_approver
 from ..phases.publish import publish_stored
+from ..publish.result import Approve
 from ..severity import one_line
 from .flags import add_setting
 from .phases import artifacts_dir, error_line, setting_from_env, stored_settings

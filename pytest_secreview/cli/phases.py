@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..invocation import env_addopts, parse_command_line
 from ..options import BY_NAME, SPECS, Settings, environment_value
-from ..phases.names import PHASES
+from ..phase_names import PHASES
 from ..phases.store import JUNIT, phase_dir, phase_file
 from ..severity import one_line
 from . import review

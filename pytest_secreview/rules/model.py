@@ -15,8 +15,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from ..analysis.spec import TaintSpec
 from ..core.severity import Severity
-from ..scanners.spec import check_args
-from .regex import SafePattern
+from ..safe_regex import SafePattern
+from .scanner_spec import check_args
 from .taint import TaintSection
 
 _ID_RE = r"^[a-z0-9][a-z0-9._-]{0,79}$"
