@@ -19,6 +19,7 @@ from .invocation import CommandLine, parse_command_line, trusted_args
 from .option_values import (
     choice,
     flag,
+    local_semgrep_config,
     non_negative_float,
     positive_float,
     positive_int,
@@ -55,16 +56,6 @@ def _price(value: str) -> tuple[str, Price]:
 
 def _severity(value: str) -> Severity:
     return Severity.parse(value)
-
-
-def _semgrep_config(value: str) -> Path:
-    from .scanners.semgrep import refuse_remote
-
-    path = Path(refuse_remote(value)).expanduser()
-    if not path.exists():
-        raise ValueError("no such file or directory; name a local semgrep rule file (.yml) or "
-                         "a directory of them")
-    return path.resolve()
 
 
 def _handle(value: str) -> str:
@@ -172,7 +163,7 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
                "scanner-semgrep rule; repeatable (without one, that rule is a single skipped "
                "item saying so). Registry configs (auto, p/...) are refused: semgrep runs "
-               "offline", parse=_semgrep_config, multiple=True, metavar="PATH",
+               "offline", parse=local_semgrep_config, multiple=True, metavar="PATH",
                gate=True),
     OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,
                default=Severity.CRITICAL, choices=tuple(s.value.lower() for s in Severity),
