@@ -229,6 +229,16 @@ def test_secrets_built_at_run_time_are_redacted_everywhere() -> None:
     assert "REDACTED" in text
 
 
+def test_a_secret_split_by_a_terminal_escape_is_redacted() -> None:
+    # Control characters are removed before redaction reads the text: the escape that split
+    # the token in the source cannot keep it from being recognised once it is joined.
+    secret = make_token()
+    split = secret[:10] + "\x1b[0m" + secret[10:]
+    for text in (escape_text(f"value {split}"), inline_code(split), code_block(split)):
+        assert secret not in text and secret[4:20] not in text
+        assert "REDACTED" in text
+
+
 def test_escape_text_keeps_prose_readable() -> None:
     assert escape_text("1. first\n- item\n# head") == "1\\. first\n\\- item\n\\# head"
     assert escape_text("a & b < c") == "a &amp; b &lt; c"

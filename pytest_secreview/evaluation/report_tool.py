@@ -23,7 +23,7 @@ from ..core.severity import Severity
 from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
 from ..severity import one_line
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 from ..tools.schema import described, tool_schema
 
 #: Characters of the cited ``code`` a model may send.
@@ -129,7 +129,7 @@ REPORT_FINDINGS = ToolSpec(
 
 
 def _clean(text: str | None) -> str | None:
-    return None if text is None else redact(strip_control(text))
+    return None if text is None else sanitize(text)
 
 
 def _normalise_path(path: str) -> str:

@@ -13,12 +13,12 @@ from ..reporting.markdown_text import (
     GITHUB_COMMENT_LIMIT,
     ICONS,
     code_block,
+    display_safe,
     documentation_line,
     escape_text,
     finding_prose,
     inline_code,
     render_comment_template,
-    sanitize,
 )
 from ..reporting.model import FindingReport, Report, RuleReport
 from .client import GitHubClient, GitHubError
@@ -96,9 +96,9 @@ def inline_body(finding: FindingReport, rule: RuleReport | None, *, suggestion: 
         parts.append(doc)
     parts.append(f"<sub>rule {inline_code(finding.rule, 120)} · "
                  f"{finding.confidence_text()} · pytest-secreview</sub>")
-    body = sanitize("\n\n".join(parts))
+    body = display_safe("\n\n".join(parts))
     if len(body) > GITHUB_COMMENT_LIMIT:
-        body = sanitize("\n\n".join(parts[:2] + parts[-1:]))
+        body = display_safe("\n\n".join(parts[:2] + parts[-1:]))
     return body
 
 

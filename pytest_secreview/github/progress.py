@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..reporting.markdown_text import sanitize
+from ..reporting.markdown_text import display_safe
 from .client import GitHubClient, GitHubError
 from .comment_state import (
     SUMMARY_MARKER,
@@ -129,7 +129,7 @@ class ProgressComment:
                 "_This comment will be replaced by the summary when the review ends._\n")
         if self._state:
             text += f"\n{self._state}\n"
-        return sanitize(text)
+        return display_safe(text)
 
     def _failed(self, exc: GitHubError | OSError) -> None:
         self._failures += 1

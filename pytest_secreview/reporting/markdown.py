@@ -25,6 +25,7 @@ from .markdown_text import (
     ICONS,
     SEVERITY_ORDER,
     TITLE_LIMIT,
+    display_safe,
     documentation_line,
     escape_text,
     finding_location,
@@ -33,7 +34,6 @@ from .markdown_text import (
     headline,
     inline_code,
     notable_threshold,
-    sanitize,
 )
 from .model import FindingReport, Outcome, Report, RuleReport
 
@@ -280,7 +280,7 @@ def to_markdown(
     if len(text) > max_chars:
         text = shorten(entries, tail, assemble, max_chars, full_report, report.fail_on)
     # A last pass over the whole text: cheap, and a secret can never slip through a seam.
-    text = sanitize(text)
+    text = display_safe(text)
     return text if len(text) <= max_chars else hard_cut(text, max_chars, full_report)
 
 

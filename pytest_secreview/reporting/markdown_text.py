@@ -15,7 +15,7 @@ import re
 from urllib.parse import quote
 
 from ..core.severity import Severity
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 from .model import FindingReport, RuleReport
 
 #: GitHub's maximum length of an issue or review comment body, in characters.
@@ -63,9 +63,10 @@ _LANGUAGES = {
 }
 
 
-def sanitize(text: str) -> str:
-    """Redact secrets and remove control characters and bidirectional overrides."""
-    return _BIDI.sub("", strip_control(redact(text)))
+def display_safe(text: str) -> str:
+    """Untrusted text a person reads on GitHub: sanitized (:func:`~..tools.redaction.sanitize`)
+    and without bidirectional overrides, which make text read differently than it is."""
+    return _BIDI.sub("", sanitize(text))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -74,7 +75,7 @@ def _cut(text: str, limit: int) -> str:
 
 def escape_text(text: str, limit: int = _TEXT_LIMIT, *, one_line: bool = False) -> str:
     """Untrusted text as inert markdown prose (paragraphs kept unless ``one_line``)."""
-    clean = _cut(sanitize(text).strip(), limit)
+    clean = _cut(display_safe(text).strip(), limit)
     lines = []
     for raw in clean.split("\n"):
         # Leading blanks would make an indented code block; the text itself stays readable.
@@ -99,7 +100,7 @@ def _escape_line_start(match: re.Match[str]) -> str:
 
 def inline_code(text: str, limit: int = 500) -> str:
     """Untrusted text as one inline code span (nothing inside a code span is interpreted)."""
-    clean = _cut(" ".join(sanitize(text).split()), limit)
+    clean = _cut(" ".join(display_safe(text).split()), limit)
     if not clean:
         return "` `"
     longest = max((len(run) for run in _BACKTICKS.findall(clean)), default=0)
@@ -110,7 +111,7 @@ def inline_code(text: str, limit: int = 500) -> str:
 
 def code_block(text: str, info: str = "", limit: int = _CODE_LIMIT) -> str:
     """Untrusted text as a fenced code block no line of it can close."""
-    clean = sanitize(text).replace("\r", "")
+    clean = display_safe(text).replace("\r", "")
     if len(clean) > limit:
         clean = clean[:limit].rstrip("\n") + "\n… (cut)"
     longest = max((len(run) for run in _BACKTICKS.findall(clean)), default=0)
@@ -197,7 +198,7 @@ def render_comment_template(template: str, finding: FindingReport) -> str:
             return inline_code(text)
         return match.group(1) + escape_text(text, one_line=False) + match.group(3)
 
-    return sanitize(_PLACEHOLDER.sub(fill, template)).strip()
+    return display_safe(_PLACEHOLDER.sub(fill, template)).strip()
 
 
 def finding_meta(finding: FindingReport) -> str:

@@ -27,7 +27,7 @@ from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
 from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 from ..tools.registry import ToolRegistry
 from ..tools.schema import described, tool_schema
 from ..usage import ReviewUsage
@@ -167,7 +167,7 @@ def verify_findings(
             raise ValueError(f"indexes {out_of_range} are not findings; number 1 to {len(chosen)}")
         verdicts.clear()
         for v in parsed.verdicts:
-            verdicts[v.index] = (v.verdict, redact(strip_control(v.reason)).replace("\n", " "),
+            verdicts[v.index] = (v.verdict, sanitize(v.reason).replace("\n", " "),
                                  v.confidence, v.severity)
         return []
 
