@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..core.findings import FACT_CATEGORIES, Finding
 from ..core.record import DETERMINISTIC, provenance
-from ..core.severity import Severity
+from ..core.severity import Severity, severity_text
 from ..errors import EvaluationError, SecreviewError
 from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
 from ..evaluation.report_tool import invalid_arguments
@@ -67,10 +67,7 @@ class _Verdict(BaseModel):
     def _strip(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
 
-    @field_validator("severity", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.strip().upper() if isinstance(value, str) else value
+    _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
 
     @model_validator(mode="after")
     def _confirm_only(self) -> _Verdict:
