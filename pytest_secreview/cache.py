@@ -17,7 +17,7 @@ from .core.record import as_found
 from .usage_counts import USAGE_COUNTS
 
 if TYPE_CHECKING:
-    from .evaluation.evaluate import AgentOutput
+    from .agent.output import AgentOutput
 
 #: Bumped when what is stored, or how it is used, changes meaning.
 CACHE_FORMAT = "1"
@@ -61,7 +61,7 @@ def stored_review(entry: dict[str, Any]) -> AgentOutput:
     """A cached review: the same findings, no model call now, the original cost noted. The
     findings are read as found: no lowering stored beside them reaches this run
     (:func:`pytest_secreview.core.decide.decide` decides again)."""
-    from .evaluation.evaluate import AgentOutput
+    from .agent.output import AgentOutput
 
     original = entry.get("usage", {})
     usage = {

@@ -23,7 +23,7 @@ from .option_values import (
     positive_int,
     unit_float,
 )
-from .phases.names import PHASES
+from .phase_names import PHASES
 
 if TYPE_CHECKING:
     from .llm.pricing import Price

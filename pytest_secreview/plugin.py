@@ -15,7 +15,7 @@ import pytest
 
 from . import hookspecs
 from .options import add_options, load_settings
-from .phases.names import PHASES_PLUGIN
+from .phase_names import PHASES_PLUGIN
 from .severity import one_line
 
 if TYPE_CHECKING:
@@ -180,9 +180,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             activity.install(activity_dir)
         if (review.settings.progress and controller and not config.option.collectonly
                 and evaluates):
-            from .github.live import ProgressPlugin
-            from .github.progress import ProgressComment
-            from .reporting.outputs import github_client, pull_request
+            from .publish.live import ProgressPlugin
+            from .publish.outputs import github_client, pull_request
+            from .publish.progress import ProgressComment
 
             pr = pull_request(review, os.environ)
             client = github_client(review.settings, config.invocation_params.dir, pr)
@@ -287,7 +287,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.OK
     # Only the controller writes files and posts comments; --collect-only reviews nothing.
     if not hasattr(config, "workerinput") and not config.option.collectonly:
-        from .reporting.outputs import deliver
+        from .publish.outputs import deliver
 
         phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
         mention = config.pluginmanager.get_plugin("secreview-mention")

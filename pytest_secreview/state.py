@@ -29,8 +29,8 @@ from .trust import tracked_under
 if TYPE_CHECKING:  # each layer loads when the review first needs it
     from collections.abc import Callable
 
+    from .agent.guidance import Guidance
     from .analysis.session import TaintSession
-    from .evaluation.guidance import Guidance
     from .evaluation.review import ModelReviewer
     from .fix.run import Fixer
     from .llm.base import ChatModel
@@ -110,7 +110,7 @@ class ReviewState:
     def triage(self) -> TriagePlan:
         """Which rules run on which files, and the general review's batches (computed once,
         after the rules are indexed, from pinned inputs only: every xdist worker agrees)."""
-        from .scanners.spec import NEEDS_CONFIG
+        from .rules.scanner_spec import NEEDS_CONFIG
         from .triage.plan import plan_triage
         from .triage.store import load_model_triage
 
@@ -312,7 +312,7 @@ def start_review(
         if agent is None and settings.instructions is not None:
             # Nothing reads them without a model, but a named file that exists nowhere is a
             # usage error all the same (the run would otherwise pass, silently unguided).
-            from .evaluation.guidance import load_guidance
+            from .agent.guidance import load_guidance
 
             load_guidance(repo, diff.base_sha, config.invocation_params.dir,
                           settings.instructions, settings.rules_from, [])
@@ -329,7 +329,7 @@ def start_review(
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
-    from .triage.kinds import default_exclusions
+    from .diff.kinds import default_exclusions
     from .triage.links import read_links
 
     links = read_links(repo, diff.head_sha, diff.files)
@@ -376,7 +376,7 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
                                 notes) if settings.model else None)
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
-    from .triage.kinds import default_exclusions
+    from .diff.kinds import default_exclusions
     from .triage.links import read_links
 
     links = read_links(handoff.repo, handoff.diff.head_sha, handoff.diff.files)
@@ -454,8 +454,8 @@ def build_reviewer(
             )
         return model
 
+    from .agent.guidance import load_guidance
     from .evaluation.consensus import consensus_review
-    from .evaluation.guidance import load_guidance
 
     cache_dir = _cache_dir(config, settings, repo, diff.head_sha, notes)
     # The team's instructions and precedents, from the base revision like the rules.

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..evaluation.report_tool import invalid_arguments
+from ..agent.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
 from ..tools.redaction import sanitize
 from ..tools.schema import tool_schema
@@ -145,8 +145,7 @@ def combine(assessments: Sequence[Assessment], policy: str) -> Assessment:
     a model could not judge (an error never hides behind the others' MATCH), else MATCH.
     "Enough" is one model under ``any``, more than half under ``majority``, every model
     under ``all``. One assessment is returned as it is."""
-    from ..evaluation.consensus import required_votes
-    from ..evaluation.evaluate import sum_usage
+    from ..agent.output import required_votes, sum_usage
 
     if len(assessments) == 1:
         return assessments[0]

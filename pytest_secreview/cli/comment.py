@@ -21,9 +21,9 @@ from pathlib import Path
 from ..errors import SecreviewError
 from ..github.client import GitHubClient
 from ..github.context import pull_request_from_env
-from ..github.publish_run import Approve
 from ..phases.approval import PrintingClient, terminal_approver
 from ..phases.publish import publish_stored
+from ..publish.result import Approve
 from ..severity import one_line
 from .phases import artifacts_dir, error_line, stored_settings
 

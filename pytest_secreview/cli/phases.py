@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..invocation import env_addopts, parse_command_line
 from ..options import SPECS, Settings
-from ..phases.names import PHASES
+from ..phase_names import PHASES
 from ..phases.store import JUNIT, phase_dir, phase_file
 from ..severity import one_line
 from . import review

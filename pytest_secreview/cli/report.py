@@ -25,6 +25,7 @@ from ..diff.model import Diff
 from ..errors import ConfigError, SecreviewError
 from ..github.context import pull_request_from_env
 from ..options import Settings
+from ..publish.outputs import deliver_rich, write_summary_json
 from ..reporting.merge import (
     DURATIONS_NAME,
     bind_shards,
@@ -35,7 +36,6 @@ from ..reporting.merge import (
     write_durations,
     write_junit,
 )
-from ..reporting.outputs import deliver_rich, write_summary_json
 from ..reporting.run_binding import run_key
 from ..severity import one_line
 from .phases import error_line

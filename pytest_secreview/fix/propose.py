@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agent.loop import AgentLoop, ReviewRequest, final_tool
 from ..core.findings import Finding
 from ..errors import EvaluationError, SecreviewError
-from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
 from ..llm.errors import LLMError
 from ..tools.redaction import redact, sanitize
 from ..tools.registry import ToolRegistry

@@ -27,13 +27,13 @@ import pytest
 
 from ..diff.prefetch import DiffPrefetch
 from ..options import Settings
+from ..phase_names import PHASES, PHASES_PLUGIN, index
 from ..reporting.actions import ACTIONS_LOG_PLUGIN
 from ..reporting.artifacts import ArtifactWriter, render_diff
 from ..reporting.summary import Summary
 from ..state import REVIEW_KEY, ReviewState
 from .diff_codec import diff_to_json
 from .inputs import StoredDiff, load_rules, rule_file_json, rule_files_of
-from .names import PHASES, PHASES_PLUGIN, index
 from .store import PhaseError, phase_dir, phase_file, sha256_of, write_phase
 
 _MARKER = "secreview"
@@ -205,7 +205,7 @@ class PhasePlugin:
                          f"{phase_file(self.root, 'rules')}")
         stages = [p for p in ("report", "comment") if self.runs(p)]
         if self.runs("evaluate"):
-            from ..reporting.outputs import deliver, report_dir_of
+            from ..publish.outputs import deliver, report_dir_of
             from .results import write_evaluation
 
             report, out = deliver(review, summary, stages=stages)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from .. import __version__
 from ..core.findings import Finding
+from ..diff.kinds import exclusion_note
 from ..github.context import PullRequest
-from ..scanners.spec import NO_SEMGREP_CONFIG
+from ..rules.scanner_spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
 from ..state import ReviewState
-from ..triage.kinds import exclusion_note
 from .kind import review_kind
 from .model import ChangeReport, FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
 from .summary import ItemResult, Summary

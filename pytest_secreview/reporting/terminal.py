@@ -7,7 +7,7 @@ from collections import defaultdict
 from _pytest.terminal import TerminalReporter
 
 from ..core.severity import Severity
-from ..phases.names import PHASES_PLUGIN
+from ..phase_names import PHASES_PLUGIN
 from ..rules.loader import BUNDLED
 from ..severity import one_line
 from ..state import ReviewState

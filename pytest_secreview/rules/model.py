@@ -16,7 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from ..analysis.spec import TaintSpec
 from ..core.severity import Severity, severity_text
 from ..safe_regex import SafePattern
-from ..scanners.spec import check_args
+from .scanner_spec import check_args
 from .taint import TaintSection
 
 _ID_RE = r"^[a-z0-9][a-z0-9._-]{0,79}$"

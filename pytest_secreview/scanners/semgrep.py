@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.severity import Severity
+from ..rules.scanner_spec import INSTALL_HINT
 from .base import (
     RawFinding,
     ScannerCrashed,
@@ -31,7 +32,6 @@ from .base import (
     cwe_of,
     scan_batches,
 )
-from .spec import INSTALL_HINT
 
 SEVERITY = {
     "CRITICAL": Severity.CRITICAL, "ERROR": Severity.HIGH, "HIGH": Severity.HIGH,

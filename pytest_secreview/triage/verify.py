@@ -19,12 +19,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..agent.loop import AgentLoop, ReviewRequest, final_tool
+from ..agent.report_tool import invalid_arguments
 from ..core.findings import FACT_CATEGORIES, Finding
 from ..core.record import DETERMINISTIC, provenance
 from ..core.severity import Severity, severity_text
 from ..errors import EvaluationError, SecreviewError
-from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
-from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
 from ..tools.redaction import sanitize

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.severity import Severity, worst_first
+from ..github.client import GitHubClient, GitHubError
+from ..github.context import PullRequest
 from ..reporting.markdown_text import display_safe
 from ..reporting.model import FindingReport
-from .client import GitHubClient, GitHubError
-from .context import PullRequest
 
 SUMMARY_MARKER = "<!-- pytest-secreview:summary -->"
 REVIEW_MARKER = "<!-- pytest-secreview:review -->"

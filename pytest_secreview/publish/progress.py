@@ -28,8 +28,9 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..github.client import GitHubClient, GitHubError
+from ..github.context import PullRequest
 from ..reporting.markdown_text import display_safe
-from .client import GitHubClient, GitHubError
 from .comment_state import (
     SUMMARY_MARKER,
     ExistingComment,
@@ -38,7 +39,6 @@ from .comment_state import (
     find_summary_comment,
     upsert_summary,
 )
-from .context import PullRequest
 
 _MAX_FAILURES = 3
 

@@ -9,6 +9,8 @@ from typing import Any
 
 from ..core.severity import Severity
 from ..diff.model import Diff
+from ..github.client import GitHubClient, GitHubError
+from ..github.context import PullRequest
 from ..reporting.markdown_text import (
     GITHUB_COMMENT_LIMIT,
     ICONS,
@@ -21,10 +23,8 @@ from ..reporting.markdown_text import (
     render_comment_template,
 )
 from ..reporting.model import FindingReport, Report, RuleReport
-from .client import GitHubClient, GitHubError
 from .comment_state import FINDING_MARKER, FINDING_MARKER_RE, REVIEW_MARKER, finding_key
-from .context import PullRequest
-from .publish_run import Approve, PublishRun
+from .result import Approve, PublishRun
 
 _BATCH = 20
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..github.client import GitHubError
 from ..reporting.markdown_text import display_safe
-from .client import GitHubError
 
 #: Asked before each comment is posted: (where, body) -> post it? ``where`` is ``summary`` or
 #: ``path:line``. ``secreview comment --interactive`` asks the person at the terminal.
