@@ -10,13 +10,8 @@ import pytest
 
 from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting.markdown import to_markdown
-from pytest_secreview.reporting.markdown_text import (
-    code_block,
-    escape_text,
-    inline_code,
-    render_comment_template,
-    safe_url,
-)
+from pytest_secreview.reporting.markdown_finding import render_comment_template
+from pytest_secreview.reporting.markdown_text import code_block, escape_text, inline_code, safe_url
 from pytest_secreview.reporting.model import NotReviewed, Report, RuleReport, Usage
 from tests.fake_github import make_finding, make_report, make_token
 

@@ -11,17 +11,14 @@ from ..core.severity import Severity
 from ..diff.model import Diff
 from ..github.client import GitHubClient, GitHubError
 from ..github.context import PullRequest
-from ..reporting.markdown_text import (
-    GITHUB_COMMENT_LIMIT,
+from ..reporting.markdown_finding import (
     ICONS,
-    code_block,
-    display_safe,
     documentation_line,
-    escape_text,
     finding_prose,
-    inline_code,
     render_comment_template,
 )
+from ..reporting.markdown_layout import GITHUB_COMMENT_LIMIT
+from ..reporting.markdown_text import code_block, display_safe, escape_text, inline_code
 from ..reporting.model import FindingReport, Report, RuleReport
 from .comment_state import FINDING_MARKER, FINDING_MARKER_RE, REVIEW_MARKER, finding_key
 from .result import Approve, PublishRun
