@@ -17,13 +17,13 @@ from typing import Any, TypeVar
 import pytest
 from _pytest._code.code import ExceptionInfo, TerminalRepr
 
+from .agent.prompt import hunks_text
 from .core.decide import Outcome, Verdict, decide
 from .core.findings import Finding
 from .core.record import ItemRecord, changes_from_fields
 from .diff.model import FileDiff
 from .errors import EvaluationError, GitError, RuleError
 from .evaluation.evaluate import Evaluation
-from .evaluation.prompt import hunks_text
 from .rules.loader import RuleSource
 from .rules.matcher import BatchTarget, DataflowTarget, Target
 from .rules.model import Rule

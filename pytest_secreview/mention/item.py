@@ -77,9 +77,9 @@ class MentionItem(pytest.Item):
 
     def _prepare(self) -> None:
         from ..evaluation.review import ModelReviewer
+        from ..github.access import check_access
         from ..github.context import pull_request_from_env
-        from ..reporting.outputs import github_client
-        from .access import check_access
+        from ..publish.outputs import github_client
         from .answer import answer_question
         from .question import Question
         from .reply import reply_body

@@ -14,7 +14,7 @@ from typing import Any
 from ..atomic import UnsafeOutputPath, check_output_path, write_chunks_atomic, write_text_atomic
 from ..diff.model import Diff
 from ..rules.loader import RuleSource
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -22,7 +22,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 def redact_data(value: Any) -> Any:
     """``value`` with every string redacted and stripped of control characters."""
     if isinstance(value, str):
-        return redact(strip_control(value))
+        return sanitize(value)
     if isinstance(value, dict):
         return {str(k): redact_data(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -99,7 +99,7 @@ class ArtifactWriter:
         """Write redacted ``text`` to ``root/relative`` (never through a link, never outside
         ``root``: see :func:`~pytest_secreview.atomic.write_text_atomic`)."""
         return self._write(relative, lambda target: write_text_atomic(
-            target, redact(strip_control(text)) if not relative.endswith(".json") else text))
+            target, sanitize(text) if not relative.endswith(".json") else text))
 
     def _write(self, relative: str, write: Callable[[Path], Path]) -> Path:
         if Path(relative).is_absolute() or ".." in Path(relative).parts:
