@@ -402,6 +402,20 @@ def test_strip_control(raw: str, clean: str) -> None:
     assert strip_control(raw) == clean
 
 
+def test_strip_control_misses_no_character_of_any_kind() -> None:
+    # Text without a control character is returned as it is (no copy is made); every other
+    # text is cleaned. Each code point of the first 256 and a few beyond, alone and inside
+    # text, against the cleaning written out in full.
+    from pytest_secreview.tools import redaction
+
+    for code in [*range(0x100), 0x2028, 0x202E, 0xFEFF, 0x1F534]:
+        for text in (chr(code), f"ab{chr(code)}[31mcd\n", "✓" * 3 + chr(code)):
+            full = redaction._ANSI.sub("", text).translate(redaction._CONTROL)
+            assert strip_control(text) == full, hex(code)
+    clean = "héllo — ✓\n\tno control here" * 1000
+    assert strip_control(clean) == clean
+
+
 def _every_rule_spans(text: str) -> list[tuple[int, int, str]]:
     """The spans every rule's own search finds, without the Set that picks the rules."""
     from pytest_secreview.tools import redaction

@@ -100,8 +100,8 @@ def to_markdown(
         blocks.append(_usage_block(report))
         if tail["notes"] and "notes" not in dropped:
             blocks.append(tail["notes"])
-        blocks.append(footer)
-        return "\n\n".join(blocks) + "\n"
+        blocks.append(footer + "\n")  # not added to the joined text: one copy less of it
+        return "\n\n".join(blocks)
 
     text = assemble(None, ())
     if len(text) > max_chars:

@@ -36,7 +36,8 @@ class Entry:
 
 
 def findings_section(entries: list[Entry], threshold: Severity) -> list[str]:
-    """Findings grouped by severity, worst first; groups below ``threshold`` collapsed."""
+    """Findings grouped by severity, worst first; groups below ``threshold`` collapsed. The
+    blocks are to be joined with blank lines."""
     blocks: list[str] = []
     omitted = sum(1 for e in entries if e.level == 0)
     for severity in SEVERITY_ORDER:
@@ -58,11 +59,14 @@ def findings_section(entries: list[Entry], threshold: Severity) -> list[str]:
                 briefs.append(entry.brief)
         if briefs:
             parts.append("\n".join(briefs))
-        body = "\n\n".join(parts)
+        # Each part is a block of its own, not joined into the group's text first: the
+        # caller joins every block with a blank line once (a group of thousands of findings
+        # would otherwise be copied twice more, megabytes each, before that join).
+        blocks.append(f"<details><summary><b>{title}</b></summary>" if collapsed
+                      else f"### {title}")
+        blocks += parts
         if collapsed:
-            blocks.append(f"<details><summary><b>{title}</b></summary>\n\n{body}\n\n</details>")
-        else:
-            blocks.append(f"### {title}\n\n{body}")
+            blocks.append("</details>")
     if omitted:
         blocks.append(f"_… and {omitted} more findings not shown here._")
     if not entries:

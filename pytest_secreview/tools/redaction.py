@@ -420,6 +420,7 @@ _ANSI = re.compile(
 )
 _CONTROL = {code: None for code in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]}
 del _CONTROL[0x09], _CONTROL[0x0A]
+_ANY_CONTROL = re.compile("[" + "".join(re.escape(chr(code)) for code in _CONTROL) + "]")
 
 
 def strip_control(text: str) -> str:
@@ -428,6 +429,10 @@ def strip_control(text: str) -> str:
     A terminal escape in a file or commit message could rewrite what a person sees in a log;
     a carriage return could hide a line. Printable text is left untouched.
     """
+    if _ANY_CONTROL.search(text) is None:
+        # Nothing to remove (every escape sequence starts with a control character): the
+        # text itself, not a copy (a megabyte report would be copied, 4 bytes a character).
+        return text
     return _ANSI.sub("", text).translate(_CONTROL)
 
 
