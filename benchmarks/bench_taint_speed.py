@@ -149,23 +149,69 @@ def _without_taint(text: str) -> str:
 @dataclass(frozen=True)
 class Sample:
     """One run of one reviewer: wall time, CPU time (user + system, its own and its
-    children's) and peak resident memory."""
+    children's), peak resident memory of its largest process, and the peak of the summed
+    resident memory of its whole process tree (sampled)."""
 
     seconds: float
     cpu: float
     peak_mib: float
     returncode: int
+    tree_mib: float = 0.0
+
+
+#: How often the process tree's memory is sampled (seconds).
+_SAMPLE_EVERY = 0.02
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass  # the process ended between two reads
+    return 0
+
+
+def _tree_rss_kib(pid: int) -> int:
+    """The summed resident memory of ``pid`` and every process below it (``/proc``)."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        total += _rss_kib(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    stack.extend(int(c) for c in children.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
 
 
 def _measure(cmd: list[str], cwd: Path) -> Sample:
     # The CPU time is what this shared machine's load changes least: wall time waits for
     # other jobs' processes too.
+    # Two memory figures. wait4's ru_maxrss is the peak of the largest single process of the
+    # tree (the reviewer, or a child such as the Bandit that secreview's scanner rule starts,
+    # whichever was larger; a child's figure also counts the parent's pages it was forked
+    # from); it does not add up processes that ran at the same time. The tree's summed
+    # resident memory, read from /proc every 20 ms, does: it is what the machine must hold
+    # while secreview and its Bandit run side by side (shared library pages counted once per
+    # process, so it errs high; a spike shorter than the interval can be missed).
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
+    tree = 0
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        tree = max(tree, _tree_rss_kib(proc.pid))
+        time.sleep(_SAMPLE_EVERY)
     elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
     return Sample(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-                  os.waitstatus_to_exitcode(status))
+                  proc.returncode, max(tree, usage.ru_maxrss) / 1024)
 
 
 def _pytest(rules: Path) -> list[str]:
@@ -204,6 +250,7 @@ class Outcome:
     quarter_files: int
     parse: float
     analyse: float
+    load: tuple[float, float]  # the machine's 1-minute load average before and after
 
 
 def app(modules: int, repeat: int) -> Outcome:
@@ -219,13 +266,16 @@ def app(modules: int, repeat: int) -> Outcome:
         paths = build_app_repo(repo, modules)
         lines = sum((repo / p).read_text().count("\n") for p in paths)
         samples: dict[str, list[Sample]] = {name: [] for name in commands}
+        load_before = os.getloadavg()[0]
         for _ in range(repeat):
             for name, cmd in commands.items():
                 samples[name].append(_measure(cmd, repo))
+        load_after = os.getloadavg()[0]
         parse, analyse = engine_split(repo, paths, repeat)
     runs = {name: Sample(statistics.median(r.seconds for r in found),
                          statistics.median(r.cpu for r in found),
-                         max(r.peak_mib for r in found), max(r.returncode for r in found))
+                         max(r.peak_mib for r in found), max(r.returncode for r in found),
+                         max(r.tree_mib for r in found))
             for name, found in samples.items()}
     for name, run in runs.items():
         # pytest exits 1 when an item fails (a finding at the threshold): a review that ran.
@@ -233,7 +283,7 @@ def app(modules: int, repeat: int) -> Outcome:
                                   else (0,)):
             raise SystemExit(f"{name} failed with exit status {run.returncode}")
     return Outcome(f"{len(paths)} Python files, {lines} lines", runs, quarter_mib,
-                   len(quarter), parse, analyse)
+                   len(quarter), parse, analyse, (load_before, load_after))
 
 
 def engine_split(repo: Path, paths: list[str], repeat: int) -> tuple[float, float]:
@@ -277,9 +327,10 @@ def main(argv: list[str] | None = None) -> int:
     bandit = runs["bandit -r"]
     rows = "\n".join(
         f"| {name} | {run.seconds:.2f} s | {run.cpu:.2f} s | {run.peak_mib:.0f} MiB "
-        f"({outcome.quarter_mib[name]:.0f} MiB) | "
+        f"({outcome.quarter_mib[name]:.0f} MiB) | {run.tree_mib:.0f} MiB | "
         + ("-" if name == "bandit -r" else f"**{run.seconds / bandit.seconds:.2f}x** / "
-           f"**{run.cpu / bandit.cpu:.2f}x** / {run.peak_mib / bandit.peak_mib:.2f}x") + " |"
+           f"**{run.cpu / bandit.cpu:.2f}x** / **{run.peak_mib / bandit.peak_mib:.2f}x** / "
+           f"{run.tree_mib / bandit.tree_mib:.2f}x") + " |"
         for name, run in runs.items())
     body = (
         "## The deterministic layer at scanner speed (ours vs `bandit -r`)\n\n"
@@ -290,12 +341,17 @@ def main(argv: list[str] | None = None) -> int:
         "Bandit scanner rule runs Bandit on the changed files), the other rows without the "
         "two scanner rules; each reviewer a separate process on the same repository; median wall "
         "time "
-        f"and median CPU time (user + system) of {args.repeat} interleaved rounds, largest "
-        f"peak RSS (in brackets: one run on {outcome.quarter_files} files, a quarter of the "
-        f"application). Load average {os.getloadavg()[0]:.1f} at the end (2 cores shared "
-        "with other jobs: the CPU ratio is the steadier one).\n\n"
-        "| reviewer | wall time | CPU time | peak memory (quarter) | ratio to Bandit (wall / "
-        "CPU / memory) |\n|---|---|---|---|---|\n"
+        f"and median CPU time (user + system) of {args.repeat} interleaved rounds; peak "
+        "memory: the largest over the rounds of the peak RSS of the reviewer's largest single "
+        "process (`wait4`; in brackets: one run on "
+        f"{outcome.quarter_files} files, a quarter of the application), and of its whole "
+        "process tree's summed RSS, sampled every 20 ms (secreview and the Bandit it runs, "
+        f"side by side). Load average (1 min) {outcome.load[0]:.1f} before the rounds, "
+        f"{outcome.load[1]:.1f} after them (2 cores shared with other jobs: the CPU ratio is "
+        "the steadier one).\n\n"
+        "| reviewer | wall time | CPU time | peak memory, largest process (quarter) | peak "
+        "memory, process tree | ratio to Bandit (wall / CPU / memory / tree memory) |\n"
+        "|---|---|---|---|---|---|\n"
         f"{rows}\n\n"
         f"The taint engine alone on the same head files, in one process (best of "
         f"{args.repeat}): parsing (tree-sitter and the IR) {outcome.parse:.2f} s, the "
