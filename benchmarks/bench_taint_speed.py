@@ -174,16 +174,30 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
+def _cmdline(pid: int) -> bytes | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return cmdline.read()
+    except OSError:
+        return None
+
+
 def _tree_rss_kib(pid: int) -> int:
-    """The summed resident memory of ``pid`` and every process below it (``/proc``)."""
-    total, stack = 0, [pid]
+    """The summed resident memory of ``pid`` and every process below it. A child
+    whose command line is still its parent's has not run ``exec`` yet: it is the parent's
+    image (after ``vfork``, the parent's very memory), already counted."""
+    total = 0
+    stack: list[tuple[int, bytes | None]] = [(pid, None)]
     while stack:
-        current = stack.pop()
+        current, parent_cmdline = stack.pop()
+        cmdline = _cmdline(current)
+        if cmdline is None or cmdline == parent_cmdline:
+            continue
         total += _rss_kib(current)
         try:
             for task in os.listdir(f"/proc/{current}/task"):
                 with open(f"/proc/{current}/task/{task}/children") as children:
-                    stack.extend(int(c) for c in children.read().split())
+                    stack.extend((int(c), cmdline) for c in children.read().split())
         except (OSError, ValueError):
             continue
     return total
@@ -195,10 +209,11 @@ def _measure(cmd: list[str], cwd: Path) -> Sample:
     # Two memory figures. wait4's ru_maxrss is the peak of the largest single process of the
     # tree (the reviewer, or a child such as the Bandit that secreview's scanner rule starts,
     # whichever was larger; a child's figure also counts the parent's pages it was forked
-    # from); it does not add up processes that ran at the same time. The tree's summed
-    # resident memory, read from /proc every 20 ms, does: it is what the machine must hold
-    # while secreview and its Bandit run side by side (shared library pages counted once per
-    # process, so it errs high; a spike shorter than the interval can be missed).
+    # from); it does not add up processes that ran at the same time. The tree's summed RSS,
+    # read from /proc every 20 ms, does: what the machine holds while secreview and its
+    # Bandit run side by side. It errs high (the interpreter's library pages both map are
+    # counted twice) and can miss a spike shorter than the interval, so it is never taken
+    # below the largest process's own peak.
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     tree = 0
@@ -346,11 +361,13 @@ def main(argv: list[str] | None = None) -> int:
         "process (`wait4`; in brackets: one run on "
         f"{outcome.quarter_files} files, a quarter of the application), and of its whole "
         "process tree's summed RSS, sampled every 20 ms (secreview and the Bandit it runs, "
-        f"side by side). Load average (1 min) {outcome.load[0]:.1f} before the rounds, "
+        "side by side; library pages both map are counted twice; never below the first "
+        "figure, which a sample can miss). Load average (1 min) "
+        f"{outcome.load[0]:.1f} before the rounds, "
         f"{outcome.load[1]:.1f} after them (2 cores shared with other jobs: the CPU ratio is "
         "the steadier one).\n\n"
-        "| reviewer | wall time | CPU time | peak memory, largest process (quarter) | peak "
-        "memory, process tree | ratio to Bandit (wall / CPU / memory / tree memory) |\n"
+        "| reviewer | wall time | CPU time | peak RSS, largest process (quarter) | peak RSS, "
+        "process tree | ratio to Bandit (wall / CPU / RSS / tree RSS) |\n"
         "|---|---|---|---|---|---|\n"
         f"{rows}\n\n"
         f"The taint engine alone on the same head files, in one process (best of "
