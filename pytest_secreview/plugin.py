@@ -207,13 +207,13 @@ def pytest_collection_modifyitems(
 ) -> None:
     # tryfirst: our items must exist before -k/-m deselection runs.
     if _enabled(config):
-        from .audit.item import intent_items
-        from .collection import RuleFile, UnreviewedItem, announce_collected
+        from .collection import RuleFile, announce_collected, intent_items
+        from .items.unreviewed_file import UnreviewedItem
         from .state import REVIEW_KEY
 
         review = config.stash[REVIEW_KEY]
         if _mention(config):
-            from .mention.item import mention_item
+            from .collection import mention_item
 
             items.append(announce_collected(session, [mention_item(session)])[0])  # the only
             return
@@ -260,7 +260,7 @@ def _start_scanners(session: pytest.Session) -> None:
     phases = config.pluginmanager.get_plugin(PHASES_PLUGIN)
     if config.option.collectonly or not (phases is None or phases.runs("evaluate")):
         return
-    from .collection import RuleItem
+    from .items.rule import RuleItem
     from .state import REVIEW_KEY
 
     rules = [item.target.rule for item in session.items
@@ -305,24 +305,11 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    rule = getattr(getattr(item, "target", None), "rule", None)
-    if report.skipped and isinstance(report.longrepr, tuple) and rule is not None:
-        # A rule's items skipped for one reason (no model, say) are one line of pytest's
-        # short summary with their count: located at the rule file, not at each changed file.
-        _path, line, reason = report.longrepr
-        report.longrepr = (rule.source, line, reason)
-    if call.when == "setup" and _enabled(item.config):
-        from .state import ARTIFACT_KEY, RECORD_KEY
+    if _enabled(item.config):
+        from .items.base import ReviewItem
 
-        artifact = item.stash.get(ARTIFACT_KEY, None)
-        if artifact is not None:
-            # Travels with the report to the xdist controller, which writes the artifacts;
-            # the item lives to the session's end and need not hold it too.
-            report.secreview_artifact = artifact  # type: ignore[attr-defined]
-            del item.stash[ARTIFACT_KEY]
-        record = item.stash.get(RECORD_KEY, None)
-        if record is not None:  # the item's record and verdict: what every output renders
-            report.secreview_record = record  # type: ignore[attr-defined]
+        if isinstance(item, ReviewItem):  # its failure text, record and task artifact
+            item.finish_report(report, call)
     return report
 
 
