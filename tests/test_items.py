@@ -116,3 +116,35 @@ def test_the_mention_item_is_a_review_item(
     items = collected(pytester, "--secreview-mode", "mention", "--secreview-model",
                       "openai:gpt-4.1", "--secreview-api-base", model.url)
     assert items == [("MentionItem", True)]
+
+
+def test_a_setup_error_is_the_items_own_text_in_the_terminal_and_junit(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    """pytest renders a setup error without ``repr_failure``: the base puts the item's text
+    on the report, so the terminal, the short summary and JUnit say what broke, with no
+    traceback through our code."""
+    review_repo(rules={"debug": DEBUG_RULE, "broken": "no frontmatter here\n"},
+                pr={"app/settings.py": "debug = True\n"})
+    junit = pytester.path.parent / "junit.xml"
+    result = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                "-rE", f"--junitxml={junit}")
+    assert result.parseoutcomes()["errors"] == 1
+    assert "Traceback" not in result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "*ERROR at setup of invalid rule: secreview/rules/broken.md*",
+        "invalid rule, its checks did not run: *missing YAML frontmatter*",
+        "Fix the rule file; the other rules ran",
+    ])
+    xml = junit.read_text(encoding="utf-8")
+    assert 'message="setup error: invalid rule, its checks did not run: ' in xml
+
+
+def test_a_skip_is_placed_at_the_item_not_at_the_code_that_raised_it(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(rules={"debug": DEBUG_RULE}, pr={"blob.bin": "\x00\x01binary\n"})
+    result = pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
+                                "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] blob.bin:1: blob.bin not reviewed: binary file*"])

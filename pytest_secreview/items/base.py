@@ -11,6 +11,7 @@ text, through pytest's public ``repr_failure``.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import pytest
@@ -106,12 +107,21 @@ class ReviewItem(pytest.Item):
         text = self.failure_text(excinfo.value)
         return text if text is not None else super().repr_failure(excinfo, style)
 
+    def skip_location(self) -> tuple[str, int]:
+        """Where pytest's short summary places a skip of this item: at the item (as pytest
+        places a skip by marker), not at the line of our code that raised it."""
+        path, line, _ = self.reportinfo()
+        return os.fspath(path), (line or 0) + 1
+
     def finish_report(self, report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
         """Complete the item's report (called from the plugin's ``pytest_runtest_makereport``
-        wrapper). pytest renders an error in ``setup`` without asking ``repr_failure``, so the
-        failure text of an error the item renders is put on the report here; the setup report
-        carries the item's record and its task artifact (to the xdist controller, which writes
-        the outputs)."""
+        wrapper). A skip is placed at :meth:`skip_location`. pytest renders an error in
+        ``setup`` without asking ``repr_failure``, so the failure text of an error the item
+        renders is put on the report here. The setup report carries the item's record and
+        its task artifact (to the xdist controller, which writes the outputs)."""
+        if report.skipped and isinstance(report.longrepr, tuple):
+            _path, _line, reason = report.longrepr
+            report.longrepr = (*self.skip_location(), reason)
         if report.failed and call.when != "call" and call.excinfo is not None:
             text = self.failure_text(call.excinfo.value)
             if text is not None:

@@ -131,7 +131,7 @@ class MentionItem(ReviewItem):
         if self.problem is not None:
             raise MentionFailure(self.problem)
         if self.refused is not None:
-            raise pytest.skip.Exception(one_line(self.refused), _use_item_location=True)
+            raise pytest.skip.Exception(one_line(self.refused))
         from ..mention.reply import post_reply
 
         assert self.event is not None and self.client is not None and self.body is not None

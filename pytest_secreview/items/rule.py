@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ..core.decide import Outcome, Verdict
 from ..core.findings import Finding
 from ..core.record import ItemRecord, changes_from_fields
@@ -115,13 +113,11 @@ class RuleItem(ReviewItem):
     def failure_subject(self) -> str:
         return self.target.rule.title
 
-    def finish_report(self, report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
-        if report.skipped and isinstance(report.longrepr, tuple):
-            # A rule's items skipped for one reason (no model, say) are one line of pytest's
-            # short summary with their count: located at the rule file, not at each file.
-            _path, line, reason = report.longrepr
-            report.longrepr = (self.target.rule.source, line, reason)
-        super().finish_report(report, call)
+    def skip_location(self) -> tuple[str, int]:
+        # A rule's items skipped for one reason (no model, say) are one line of pytest's
+        # short summary with their count: located at the rule file, not at each file.
+        _path, line = super().skip_location()
+        return self.target.rule.source, line
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         hunk = self.target.hunks[0]
