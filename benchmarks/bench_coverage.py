@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import write_section
 
+from pytest_secreview.bench.coverage_cases import CoverageCase, load_cases, model_view, reached
 from pytest_secreview.evaluation.offline import review_range
 from pytest_secreview.rules.loader import bundled_rules_dir
-from pytest_secreview.triage.corpus import CoverageCase, load_cases, model_view, reached
 
 ROOT = Path(__file__).resolve().parent.parent
 _ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b",

@@ -4,7 +4,7 @@ updates it), in every process of the session.
 Each process that reviews (the single process, or each xdist worker) appends one line per
 completed repository tool call to a file of its own in the session directory's ``activity/``
 folder: one ``write`` of two bytes to a file opened for appending, so no line is ever torn
-and no lock is needed. The controller's progress comment (:mod:`.github.live`) counts the
+and no lock is needed. The controller's progress comment (:mod:`.publish.live`) counts the
 lines of all the files with an :class:`ActivityReader` (reading only what is new). In the
 single process a listener is told at once, so the comment can follow the calls without
 waiting for a poll.

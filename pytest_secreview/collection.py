@@ -21,7 +21,7 @@ from .items.rule import BrokenRuleItem, RuleItem
 from .rules.loader import RuleSource
 from .rules.model import Rule
 from .severity import one_line
-from .state import REVIEW_KEY, ReviewState
+from .state import ReviewState, review_state
 
 if TYPE_CHECKING:
     from .items.mention import MentionItem
@@ -63,7 +63,7 @@ class RuleFile(pytest.Collector):
                                              error=self.parsed)
             return
         rule = self.parsed
-        review = self.config.stash[REVIEW_KEY]
+        review = review_state(self.config)
         for target in review.targets(rule):
             name = f"{rule.id}[{one_line(target.label)}]"
             yield RuleItem.from_parent(self, name=name, nodeid=child_id(self, name),

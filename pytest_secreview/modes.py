@@ -8,7 +8,7 @@ created and whose body mentions the handle (``@secreview`` by default,
 
 The comment is untrusted: its body is the question (capped later, see
 :mod:`pytest_secreview.mention.question`), its author is checked for write access before
-anything is answered (:mod:`pytest_secreview.mention.access`).
+anything is answered (:mod:`pytest_secreview.github.access`).
 """
 
 from __future__ import annotations

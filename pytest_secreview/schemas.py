@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from .agent.report_tool import FindingsReport
 from .core.findings import Finding
-from .evaluation.report_tool import FindingsReport
 from .reporting.model import Report
 from .rules.model import RuleFrontmatter
 

@@ -281,8 +281,8 @@ def test_identical_lines_are_one_entry_each_and_a_new_identical_line_is_reported
 def test_identical_findings_get_one_inline_comment_each(
     pytester: pytest.Pytester, review_repo: Build,
 ) -> None:
-    from pytest_secreview.github.comments import publish
     from pytest_secreview.github.context import PullRequest
+    from pytest_secreview.publish.comments import publish
     from pytest_secreview.reporting.merge import load_report
     from tests.fake_github import FakeGitHub, make_client, make_token
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from pytest_secreview.bench.coverage_cases import CoverageCase, load_cases, model_view, reached
 from pytest_secreview.evaluation.offline import review_range
 from pytest_secreview.rules.loader import bundled_rules_dir
-from pytest_secreview.triage.corpus import CoverageCase, load_cases, model_view, reached
 from tests.conftest import ReviewRepo
 from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion
 from tests.fake_providers import openai_tool_call as tool_call

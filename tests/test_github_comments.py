@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from pytest_secreview.github.client import GitHubClient
-from pytest_secreview.github.comment_state import SUMMARY_MARKER, decode_state, encode_state
-from pytest_secreview.github.comments import publish
 from pytest_secreview.github.context import PullRequest
-from pytest_secreview.github.inline import right_side_lines
-from pytest_secreview.github.publish_run import PublishResult
+from pytest_secreview.publish.comment_state import SUMMARY_MARKER, decode_state, encode_state
+from pytest_secreview.publish.comments import publish
+from pytest_secreview.publish.inline import right_side_lines
+from pytest_secreview.publish.result import PublishResult
 from pytest_secreview.reporting.model import ItemReport, Report
 from tests.fake_github import (
     FakeGitHub,

@@ -12,11 +12,11 @@ import pytest
 
 from pytest_secreview import activity
 from pytest_secreview.activity import ActivityLog, ActivityReader
-from pytest_secreview.github.comment_state import SUMMARY_MARKER
-from pytest_secreview.github.comments import publish
 from pytest_secreview.github.context import PullRequest
-from pytest_secreview.github.live import ProgressPlugin
-from pytest_secreview.github.progress import ProgressComment
+from pytest_secreview.publish.comment_state import SUMMARY_MARKER
+from pytest_secreview.publish.comments import publish
+from pytest_secreview.publish.live import ProgressPlugin
+from pytest_secreview.publish.progress import ProgressComment
 from tests.conftest import ReviewRepo
 from tests.fake_github import FakeGitHub, make_client, make_finding, make_report, make_token
 from tests.fake_providers import (

@@ -382,7 +382,7 @@ def test_documented_mention_workflow_passes_the_linter_and_triggers_on_mentions(
 ])
 def test_access_decisions(github: FakeGitHub, token: str, login: str, kind: str,
                           allowed: bool, reason: str) -> None:
-    from pytest_secreview.mention.access import check_access
+    from pytest_secreview.github.access import check_access
     from tests.fake_github import make_client
 
     github.permissions["owner"] = "admin"
@@ -391,7 +391,7 @@ def test_access_decisions(github: FakeGitHub, token: str, login: str, kind: str,
 
 
 def test_access_fails_closed_when_github_breaks(github: FakeGitHub, token: str) -> None:
-    from pytest_secreview.mention.access import check_access
+    from pytest_secreview.github.access import check_access
     from tests.fake_github import make_client
 
     github.fault("5xx", status=502, times=9, path_contains="/collaborators/")

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from pytest_secreview.agent.prompt import system_prompt
 from pytest_secreview.diff.git import load_diff
-from pytest_secreview.evaluation.prompt import system_prompt
 from pytest_secreview.evaluation.review import ModelReviewer, share_rules
 from pytest_secreview.llm.base import ChatModel, LLMSettings
 from pytest_secreview.llm.routing import resolve_model

@@ -430,8 +430,8 @@ def test_a_finding_without_a_confidence_round_trips_as_none() -> None:
 
 
 def test_muted_findings_get_no_inline_comment_and_unstated_confidence_says_so() -> None:
-    from pytest_secreview.github.comments import publish
     from pytest_secreview.github.context import PullRequest
+    from pytest_secreview.publish.comments import publish
     from tests.fake_github import FakeGitHub, make_client, make_finding, make_report, make_token
     from tests.test_github_comments import PATCH
 

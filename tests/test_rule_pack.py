@@ -26,7 +26,7 @@ from pytest_secreview.evaluation.deterministic import run_detect
 from pytest_secreview.rules.matcher import PathFilter, Target, match_file
 from pytest_secreview.rules.model import Rule
 from pytest_secreview.rules.parse import parse_rule
-from pytest_secreview.rules.regex import SafePattern
+from pytest_secreview.safe_regex import SafePattern
 
 from .rulecases import (
     BENIGN_DIR,

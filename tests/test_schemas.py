@@ -39,7 +39,7 @@ def test_rule_schema_rejects_unknown_keys() -> None:
 
 
 def test_report_findings_tool_schema_is_the_validators_in_every_providers_dialect() -> None:
-    from pytest_secreview.evaluation.report_tool import (
+    from pytest_secreview.agent.report_tool import (
         PLUGIN_OWNED,
         REPORT_FINDINGS,
         ReportedFinding,

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from pytest_secreview.agent.report_tool import REPORT_FINDINGS, FindingsReport
 from pytest_secreview.audit.verdict import REPORT_VERDICT, VerdictReport
 from pytest_secreview.diff.model import Diff
-from pytest_secreview.evaluation.report_tool import REPORT_FINDINGS, FindingsReport
 from pytest_secreview.fix.tool import PROPOSE_PATCH, ProposedPatch
 from pytest_secreview.llm.gemini_schema import to_gemini_schema
 from pytest_secreview.mcp.review_tools import ReviewScope, ReviewTools

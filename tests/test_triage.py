@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pytest_secreview.diff.git import load_diff
+from pytest_secreview.diff.kinds import Kind, classify
 from pytest_secreview.triage.files_tool import DiffPRFiles
-from pytest_secreview.triage.kinds import Kind, classify
 from tests.conftest import ReviewRepo
 from tests.fake_github import FakeGitHub
 from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import re2
-
 from ..diff.model import ChangeKind, Diff, FileDiff, Line
-from ..tools.redaction import find_secrets, redact, strip_control
+from ..safe_regex import search_set
+from ..tools.redaction import find_secrets, sanitize
 from .signals import (
     INSTALL_SCRIPT,
     SIGNALS,
@@ -107,7 +106,7 @@ class RiskEvidence:
 
 
 def _clip(text: str) -> str:
-    clean = redact(strip_control(text)).strip()
+    clean = sanitize(text).strip()
     if len(clean) > MAX_TEXT_CHARS:
         clean = clean[: MAX_TEXT_CHARS - 1] + "…"
     return clean
@@ -132,19 +131,13 @@ def _applies(signal: Signal, path: str, side: Side) -> bool:
 
 
 _ALL_SIGNALS = (*SIGNALS, INSTALL_SCRIPT)
-_SET_OPTIONS = re2.Options()
-_SET_OPTIONS.max_mem = 64 << 20
-_SET_OPTIONS.log_errors = False
 
 
 @cache
 def _signal_set() -> tuple[Any, dict[int, int]]:
     """Every signal's pattern in one RE2 Set, and each signal's index in it (by id)."""
-    found = re2.Set.SearchSet(_SET_OPTIONS)
-    for signal in _ALL_SIGNALS:
-        # (?m): ^ and $ still mean a line's ends in the joined text.
-        found.Add("(?m)" + signal.pattern.pattern)
-    found.Compile()
+    # (?m): ^ and $ still mean a line's ends in the joined text.
+    found = search_set("(?m)" + signal.pattern.pattern for signal in _ALL_SIGNALS)
     return found, {id(signal): i for i, signal in enumerate(_ALL_SIGNALS)}
 
 

@@ -12,12 +12,12 @@ from typing import Any
 import httpx
 from google.auth.exceptions import GoogleAuthError
 
+from ..agent.loop import ReviewRequest, final_tool
+from ..agent.prompt import new_boundary
+from ..agent.prompt import render as _fill  # one pass: inserted text is not re-scanned
+from ..agent.session import ModelSession
 from ..diff.model import Diff
 from ..errors import SecreviewError
-from ..evaluation.agent import ReviewRequest, final_tool
-from ..evaluation.prompt import new_boundary
-from ..evaluation.prompt import render as _fill  # one pass: inserted text is not re-scanned
-from ..evaluation.review import ModelReviewer
 from ..rules.model import Rule
 from ..severity import one_line
 from ..tools import build_registry
@@ -80,7 +80,7 @@ def diff_stat(diff: Diff, limit: int = 200) -> str:
 
 
 def assess_intent(
-    reviewer: ModelReviewer, rule: Rule, evidence: RiskEvidence, statement: Statement
+    reviewer: ModelSession, rule: Rule, evidence: RiskEvidence, statement: Statement
 ) -> Assessment:
     """One model's verdict on the change. Never raises for a model failure: an outage, a
     refusal or no verdict in the turn limit is an ``ERROR`` assessment with its usage."""

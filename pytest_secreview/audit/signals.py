@@ -17,11 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-import re2
-
-_OPTIONS = re2.Options()
-_OPTIONS.max_mem = 8 << 20
-_OPTIONS.log_errors = False
+from ..safe_regex import compile_re2
 
 
 class Category(StrEnum):
@@ -92,7 +88,7 @@ class Signal:
 
 
 def _signal(category: Category, name: str, pattern: str, **kw: Any) -> Signal:
-    return Signal(category, name, re2.compile(pattern, _OPTIONS), **kw)
+    return Signal(category, name, compile_re2(pattern), **kw)
 
 
 NET, SUB, FS, ENV, CRY, AUTH, DEP, OBF = (

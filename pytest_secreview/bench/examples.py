@@ -19,8 +19,8 @@ from typing import Literal
 
 from ..rules.matcher import PathFilter
 from ..rules.model import Example, Rule
+from ..rules.scanner_spec import NEEDS_CONFIG, NO_SEMGREP_CONFIG
 from ..scanners.session import ADAPTERS
-from ..scanners.spec import NEEDS_CONFIG, NO_SEMGREP_CONFIG
 from ..severity import one_line
 from .run import BASE, HEAD, build_trees
 from .trees import FAKES, fill

@@ -1,7 +1,7 @@
 """Findings: the one result type every check produces.
 
 ``Finding`` is the frozen domain value everything downstream uses; what a model passes to
-``report_findings`` is validated in :mod:`pytest_secreview.evaluation.report_tool` before it
+``report_findings`` is validated in :mod:`pytest_secreview.agent.report_tool` before it
 becomes one.
 """
 

@@ -16,26 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..agent.output import CONSENSUS_POLICIES, AgentOutput, required_votes, sum_usage
 from ..core.findings import Finding
 from ..errors import EvaluationError
 from ..rules.matcher import Target
-from .evaluate import AgentOutput, AgentReview, sum_usage
+from .evaluate import AgentReview
 
 if TYPE_CHECKING:
     from .review import ModelReviewer
-
-CONSENSUS_POLICIES = ("any", "majority", "all")
-
-
-def required_votes(policy: str, models: int) -> int:
-    """How many models must report a location for its finding to count. ``majority`` is
-    strictly more than half: with two models it needs both (a tie is no majority)."""
-    if policy == "all":
-        return models
-    if policy == "majority":
-        return models // 2 + 1
-    return 1
-
 
 def _provider(model_id: str) -> str:
     return model_id.split(":", 1)[0] if ":" in model_id else (

@@ -11,9 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import re2
 
 from ..core.findings import Finding
 from ..core.severity import Severity
@@ -22,6 +19,7 @@ from ..diff.stream import ChangedLine, stream_changed_lines
 from ..errors import GitError
 from ..rules.matcher import PathFilter
 from ..rules.model import Detect, Rule
+from ..safe_regex import LineSet
 from ..textnorm import nfkc, variants
 
 #: Findings kept per file by the streamed scan: a padded file cannot grow memory or reports
@@ -31,9 +29,6 @@ MAX_STREAMED_FINDINGS = 200
 # only those are run line by line).
 _BATCH_LINES = 512
 _BATCH_BYTES = 256 * 1024
-_SET_OPTIONS = re2.Options()
-_SET_OPTIONS.max_mem = 64 << 20
-_SET_OPTIONS.log_errors = False
 
 
 def _finding(rule: Rule, detect: Detect, path: str, line: int, text: str) -> Finding:
@@ -121,10 +116,10 @@ class _DetectSet:
     """A rule's distinct detect patterns in one RE2 Set, compiled once per rule."""
 
     def __init__(self, sources: tuple[str, ...]) -> None:
-        self.index = {source: i for i, source in enumerate(sources)}
+        self._set = LineSet(sources)
+        self.index = self._set.index
         self._always = frozenset(i for i, source in enumerate(sources)
                                  if any(a in source for a in _TEXT_ANCHORS))
-        self._set = _Set(sources) if sources else None
 
     @classmethod
     def of(cls, rule: Rule) -> _DetectSet:
@@ -136,34 +131,13 @@ class _DetectSet:
 
     def hits(self, lines: Sequence[Line]) -> frozenset[int]:
         """Indices of the patterns that may match one of ``lines`` (raw or NFKC)."""
-        if self._set is None or not lines:
+        if not lines:
             return frozenset()
-        texts = variants([line.text for line in lines])
-        return frozenset(self._set.hits(texts)) | self._always
+        return self._set.hits(variants([line.text for line in lines])) | self._always
 
 
 #: One compiled set per distinct tuple of detect patterns (a rule pack holds a few dozen).
 _DETECT_SETS: dict[tuple[str, ...], _DetectSet] = {}
-
-
-class _Set:
-    """Pattern sources of one side in one RE2 Set, searched over many lines at once."""
-
-    def __init__(self, sources: Iterable[str]) -> None:
-        self.index: dict[str, int] = {}
-        for source in sources:
-            self.index.setdefault(source, len(self.index))
-        self._set: Any = None
-        if self.index:
-            self._set = re2.Set.SearchSet(_SET_OPTIONS)
-            for source in self.index:
-                self._set.Add("(?m)" + source)  # ^ and $ still mean a line's ends
-            self._set.Compile()
-
-    def hits(self, texts: list[str]) -> set[int]:
-        if self._set is None or not texts:
-            return set()
-        return set(self._set.Match("\n".join(texts)) or ())
 
 
 @dataclass
@@ -203,10 +177,10 @@ def scan_changed_lines(
     if not scans:
         return [], False
     detects = [(i, j, d) for i, s in enumerate(scans) for j, d in enumerate(s.rule.detect)]
-    plus = _Set([*(d.pattern.source for _, _, d in detects),
-                 *(p.source for s in scans for p in (*s.rule.grep_all, *s.rule.grep_any))])
-    minus = _Set([*(d.pattern.source for _, _, d in detects if d.on == "removed"),
-                  *(p.source for s in scans for p in s.rule.grep_removed)])
+    plus = LineSet([*(d.pattern.source for _, _, d in detects),
+                    *(p.source for s in scans for p in (*s.rule.grep_all, *s.rule.grep_any))])
+    minus = LineSet([*(d.pattern.source for _, _, d in detects if d.on == "removed"),
+                     *(p.source for s in scans for p in s.rule.grep_removed)])
     state = {"kept": 0, "cut": False}
 
     def judge(batch: list[tuple[int, ChangedLine]]) -> None:

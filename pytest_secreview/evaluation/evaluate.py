@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..agent.output import AgentOutput
 from ..core.findings import Finding
 from ..core.problems import one_per_problem
 from ..errors import EvaluationError
@@ -44,20 +45,6 @@ class Evaluation:
     fixes: tuple[dict[str, Any], ...] = ()
 
 
-@dataclass(frozen=True)
-class AgentOutput:
-    """What the model review of one target produced."""
-
-    findings: list[Finding]
-    mode: str
-    usage: dict[str, Any]
-    transcript: tuple[dict[str, Any], ...] = ()
-    sent: dict[str, Any] = field(default_factory=dict)
-    cached: bool = False
-    not_reviewed: str | None = None  # the model review was withheld, and why
-    assessments: tuple[dict[str, Any], ...] = ()  # several models: each one's result
-
-
 #: Runs the agentic review of a target given the deterministic findings. Supplied by the
 #: plugin when a model is configured.
 AgentReview = Callable[[Target, tuple[Finding, ...]], AgentOutput]
@@ -67,8 +54,6 @@ AgentReview = Callable[[Target, tuple[Finding, ...]], AgentOutput]
 #: :mod:`pytest_secreview.triage.verifier`); returns every finding and the usage of the
 #: check ({} when it asked no model).
 Verifier = Callable[[Target, tuple[Finding, ...]], tuple[tuple[Finding, ...], dict[str, Any]]]
-
-_USAGE_SUMS = USAGE_COUNTS
 
 
 def evaluate(
@@ -172,8 +157,8 @@ def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
     checked, check_usage = verify(target, tuple(findings))
     if not check_usage:  # nothing was asked of a model (or it failed before answering)
         return sorted(checked, key=Finding.sort_key), usage
-    merged = dict(usage) or {k: 0 for k in _USAGE_SUMS}
-    for key in _USAGE_SUMS:
+    merged = dict(usage) or {k: 0 for k in USAGE_COUNTS}
+    for key in USAGE_COUNTS:
         merged[key] = int(merged.get(key) or 0) + int(check_usage.get(key) or 0)
     if check_usage.get("model_calls"):
         costs = (merged.get("cost_usd", 0.0), check_usage.get("cost_usd"))
@@ -191,22 +176,3 @@ def below_confidence(findings: Iterable[Finding], minimum: float | None
     return tuple(replace(f, below_min_confidence=True)
                  if minimum is not None and f.confidence is not None and f.confidence < minimum
                  else f for f in findings)
-
-
-def sum_usage(usages: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The usage of several model reviews of one item: counts and cost added (cost None when
-    any review's cost is unknown), ``models`` joined."""
-    total: dict[str, Any] = {k: 0 for k in _USAGE_SUMS}
-    costs: list[float | None] = []
-    models: list[Any] = []
-    for usage in usages:
-        for key in _USAGE_SUMS:
-            total[key] += int(usage.get(key) or 0)
-        if usage.get("model_calls"):
-            costs.append(usage.get("cost_usd"))
-        models += [m for m in usage.get("models", []) if m not in models]
-    total["cost_usd"] = None if None in costs else round(sum(c or 0.0 for c in costs), 6)
-    total["models"] = models
-    return total
-
-

@@ -18,6 +18,7 @@ from ..core.findings import Finding
 from ..core.record import ItemRecord, changes_from_fields
 from ..core.severity import Severity
 from ..diff.git import load_diff
+from ..diff.kinds import default_exclusions
 from ..diff.model import Diff
 from ..errors import RuleError
 from ..rules.loader import find_rule_files
@@ -27,7 +28,6 @@ from ..rules.parse import parse_rules
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
 from ..triage.ignore import read_ignore_file
-from ..triage.kinds import default_exclusions
 from ..triage.links import read_links
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
 from .deterministic import scan_unreviewed

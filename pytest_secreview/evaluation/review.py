@@ -4,7 +4,6 @@ tools, the prompts and the pull request's context."""
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -15,6 +14,21 @@ import httpx
 from google.auth.exceptions import GoogleAuthError
 
 from .. import __version__
+from ..agent.guidance import Guidance
+from ..agent.loop import ReviewRequest
+from ..agent.output import AgentOutput
+from ..agent.prompt import (
+    PROMPT_VERSION,
+    ChangedFile,
+    Preloaded,
+    hunks_within,
+    new_boundary,
+    shape_text,
+    system_prompt,
+    task_prompt,
+)
+from ..agent.report_tool import validate_report
+from ..agent.session import ModelSession
 from ..audit.statement import cap
 from ..budget import Budget
 from ..cache import EvaluationCache, cache_key, stored_review, stored_verdicts
@@ -29,31 +43,16 @@ from ..rules.matcher import BatchTarget, FileHunks, Target, match_file
 from ..rules.model import Rule
 from ..shared import session_secret as read_secret
 from ..tools import Gate, GitHubPRContext, build_registry, redact
-from ..tools.gittree import GitTree
 from ..triage.verdict_store import VerdictStore
 from ..usage import ReviewUsage
-from .agent import AgentLoop, ReviewRequest
-from .evaluate import AgentOutput
-from .guidance import Guidance
-from .prompt import (
-    PROMPT_VERSION,
-    ChangedFile,
-    Preloaded,
-    hunks_within,
-    new_boundary,
-    shape_text,
-    system_prompt,
-    task_prompt,
-    team_policy,
-)
-from .report_tool import validate_report
 
 #: Why a finding was not given a second look when ``--secreview-verify=false``.
 VERIFY_OFF = "--secreview-verify=false: no second look"
 
 
-class ModelReviewer:
-    """Reviews targets with a model. One per process; thread-safe; callable per item."""
+class ModelReviewer(ModelSession):
+    """Reviews targets with a model: the process's model session, the cache and the second
+    look. One per process; thread-safe; callable per item."""
 
     def __init__(
         self,
@@ -79,10 +78,11 @@ class ModelReviewer:
         max_context_chars: int | None = None,
         session_dir: Path | None = None,
     ) -> None:
-        self.repo = repo
-        #: The team's instructions and precedents (read from the base revision).
-        self.guidance = guidance or Guidance()
-        self.team = team_policy(self.guidance.instructions, self.guidance.instructions_source)
+        super().__init__(repo=repo, diff=diff, model=model, fallback=fallback,
+                         pull_request=pull_request, max_turns=max_turns,
+                         max_output_tokens=max_output_tokens, max_tool_calls=max_tool_calls,
+                         max_tokens=max_tokens, temperature=temperature, prices=prices,
+                         budget=budget, make_model=make_model, guidance=guidance)
         #: ``--secreview-verify``: the triage of pattern findings and the verifier of model
         #: findings at or above ``verify_at`` (the fail threshold; None: no verifier).
         self.verify = verify
@@ -92,29 +92,13 @@ class ModelReviewer:
         self.max_context_chars = max_context_chars
         #: The session's verdicts, shared by its processes (None: every item asks).
         self.verdicts = VerdictStore(session_dir / "verdicts") if session_dir else None
-        self.diff = diff
-        self.loop = AgentLoop(model, fallback)
-        # Rules may name a model of their own (frontmatter `model`); built once per name.
-        self._make_model = make_model
-        self._loops: dict[str, AgentLoop] = {}
-        self.pull_request = pull_request or PullRequest()
-        self.max_turns = max_turns
-        self.max_output_tokens = max_output_tokens
-        self.max_tool_calls = max_tool_calls
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.prices = dict(prices or {})
         self.cache = cache
-        self.budget = budget
         # One boundary per session (derived from the secret every xdist worker shares) keeps
         # the system prompt identical across items of a rule, so provider prompt caching
         # applies; an item whose content happens to contain it gets a boundary of its own.
         secret = session_secret or (read_secret(session_dir) if session_dir else None)
         self._boundary = (hashlib.sha256(f"{secret}:boundary".encode()).hexdigest()[:24]
                           if secret else new_boundary())
-        self._lock = threading.Lock()
-        # The head commit's tree, listed once per process and shared by every item's tools.
-        self.tree = GitTree(repo, diff.head_sha)
         self._line_counts: dict[str, int] = {}
         #: The session's rules with ``detect`` patterns: their findings on an item's files are
         #: listed in its first message (:func:`share_rules` sets them once they are parsed).
@@ -187,16 +171,6 @@ class ModelReviewer:
             return None
         data = self.tree.read_blob(entry, max_bytes=_COUNT_LIMIT)
         return data.decode("utf-8", "replace").splitlines()
-
-    def loop_for(self, target: Target) -> AgentLoop:
-        """The loop for the target's rule: its own model when it names one."""
-        name = target.rule.model
-        if not name or self._make_model is None or name == self.loop.model.model_id:
-            return self.loop
-        with self._lock:
-            if name not in self._loops:
-                self._loops[name] = AgentLoop(self._make_model(name), self.loop.fallback)
-            return self._loops[name]
 
     def cache_key(self, target: Target, hunks: str, pr_context: str) -> str:
         """Every input that decides the review, and nothing that does not."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..agent.loop import AgentLoop
+from ..agent.prompt import new_boundary
 from ..core.findings import Finding
-from ..evaluation.agent import AgentLoop
-from ..evaluation.prompt import new_boundary
 from ..tools.redaction import redact
 from ..tools.registry import ToolRegistry
 from ..triage.verify import Check, verify_findings

@@ -8,12 +8,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..agent.output import sum_usage
+from ..agent.prompt import hunks_text, new_boundary
 from ..core.findings import Finding
 from ..core.severity import Severity
 from ..diff.model import Diff
 from ..errors import GitError, SecreviewError
-from ..evaluation.evaluate import Evaluation, sum_usage
-from ..evaluation.prompt import hunks_text, new_boundary
+from ..evaluation.evaluate import Evaluation
 from ..evaluation.review import ModelReviewer
 from ..rules.matcher import Target
 from ..rules.model import Rule

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..evaluation.report_tool import invalid_arguments
+from ..agent.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
 from ..tools.gate import deny_reason
 from ..tools.schema import described, tool_schema

@@ -21,7 +21,7 @@ from ..core.decide import Outcome, Verdict, decide
 from ..core.record import ItemRecord
 from ..errors import EvaluationError
 from ..severity import one_line
-from ..state import ARTIFACT_KEY, RECORD_KEY, REVIEW_KEY, ReviewState
+from ..state import ARTIFACT_KEY, RECORD_KEY, ReviewState, review_state
 from ..unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
 from .failure import FindingsFailure, findings_repr
 
@@ -48,7 +48,7 @@ class ReviewItem(pytest.Item):
     @property
     def review(self) -> ReviewState:
         """The session's review state."""
-        return self.config.stash[REVIEW_KEY]
+        return review_state(self.config)
 
     def conclude(self, record: ItemRecord, *, metadata: dict[str, Any] | None = None,
                  risk_evidence: dict[str, Any] | None = None) -> Verdict:

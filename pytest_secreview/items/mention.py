@@ -69,12 +69,12 @@ class MentionItem(ReviewItem):
 
     def _prepare(self) -> None:
         from ..evaluation.review import ModelReviewer
+        from ..github.access import check_access
         from ..github.context import pull_request_from_env
-        from ..mention.access import check_access
         from ..mention.answer import answer_question
         from ..mention.question import Question
         from ..mention.reply import reply_body
-        from ..reporting.outputs import github_client
+        from ..publish.outputs import github_client
 
         review, env = self.review, os.environ
         settings = review.settings

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..agent.prompt import hunks_text
 from ..core.decide import Outcome, Verdict
 from ..core.findings import Finding
 from ..core.record import ItemRecord, changes_from_fields
 from ..errors import EvaluationError, RuleError
 from ..evaluation.evaluate import Evaluation
-from ..evaluation.prompt import hunks_text
 from ..rules.matcher import BatchTarget, DataflowTarget, Target
 from ..severity import one_line
 from ..state import ARTIFACT_KEY, EVALUATION_KEY

@@ -9,12 +9,12 @@ from typing import Any
 import httpx
 from google.auth.exceptions import GoogleAuthError
 
+from ..agent.loop import ReviewRequest
+from ..agent.prompt import new_boundary
+from ..agent.session import ModelSession
 from ..audit.review import diff_stat
 from ..audit.statement import cap
 from ..errors import EvaluationError, SecreviewError
-from ..evaluation.agent import ReviewRequest
-from ..evaluation.prompt import new_boundary
-from ..evaluation.review import ModelReviewer
 from ..tools import build_registry
 from ..usage import ReviewUsage
 from .question import ANSWER_TOOL, Question, system_text, task_text, validate_answer
@@ -31,7 +31,7 @@ class Answer:
     sent: dict[str, Any] | None = None
 
 
-def answer_question(reviewer: ModelReviewer, question: Question, number: int,
+def answer_question(reviewer: ModelSession, question: Question, number: int,
                     title: str = "", body: str = "") -> Answer:
     """Run the loop with the pull request's ``title`` and ``body`` (the review's own when
     empty) as context; raises :class:`EvaluationError` (with ``usage_record``) when the model

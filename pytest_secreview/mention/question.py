@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..agent.loop import final_tool
+from ..agent.prompt import render
+from ..agent.report_tool import invalid_arguments
 from ..audit.statement import cap
-from ..evaluation.agent import final_tool
-from ..evaluation.prompt import render
-from ..evaluation.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
 from ..tools.schema import described, tool_schema
 

@@ -1,8 +1,8 @@
 """``secreview comment`` without surprises: ``--dry-run`` prints every request exactly as it
 would be sent, ``--interactive`` asks y/n/q before each comment.
 
-Both work on the same path as a real run (:func:`~..reporting.outputs.deliver_rich` and
-:func:`~..github.comments.publish`), so what is printed or approved is what is posted."""
+Both work on the same path as a real run (:func:`~..publish.outputs.deliver_rich` and
+:func:`~..publish.comments.publish`), so what is printed or approved is what is posted."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from ..github.client import GitHubClient, encode_body
-from ..github.publish_run import Approve
+from ..publish.result import Approve
 from ..severity import one_line
 
 

@@ -1,5 +1,5 @@
 """The comment and report phases on a stored evaluation: the same renderers and the same
-PR comment as a whole review (:func:`~..reporting.outputs.deliver_rich`), fed from
+PR comment as a whole review (:func:`~..publish.outputs.deliver_rich`), fed from
 ``phases/evaluate.json`` instead of a pytest session."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 
 from ..github.client import GitHubClient
 from ..github.context import pull_request_from_env
-from ..github.publish_run import Approve
 from ..options import Settings
+from ..publish.outputs import deliver_rich, write_summary_json
+from ..publish.result import Approve
 from ..reporting.actions import ActionsLog
-from ..reporting.outputs import deliver_rich, write_summary_json
 from .results import load_evaluation, write_comment_record
 from .store import PhaseError
 

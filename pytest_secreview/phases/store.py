@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..phase_names import command
 from ..reporting.artifacts import ArtifactWriter
-from .names import command
 
 #: Bumped when a file's shape changes: an older file is refused, not misread.
 FORMAT = 1

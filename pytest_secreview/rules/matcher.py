@@ -14,21 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pathspec
-import re2
 
 from ..core.decide import judge_exclusion
 from ..core.record import Origin
 from ..diff.model import FileDiff, Hunk
+from ..safe_regex import LineSet, SafePattern
 from ..textnorm import variants
 from .model import Rule
-from .regex import SafePattern
-
-_SET_OPTIONS = re2.Options()
-_SET_OPTIONS.max_mem = 64 << 20
-_SET_OPTIONS.log_errors = False
 
 
 @dataclass(frozen=True)
@@ -121,33 +115,16 @@ class PathFilter:
         return not (self._exclude is not None and self._exclude.match_file(path))
 
 
-def _joined(texts: list[str]) -> str:
-    return "\n".join(texts)
-
-
-class _PatternSet:
+class _PatternSet(LineSet):
     """Distinct patterns of one side (added or removed) in one RE2 Set."""
 
+    __slots__ = ()
+
     def __init__(self, patterns: Iterable[SafePattern]) -> None:
-        self.index: dict[str, int] = {}
-        for pattern in patterns:
-            self.index.setdefault(pattern.source, len(self.index))
-        self._set: Any = None
-        if self.index:
-            compiled = re2.Set.SearchSet(_SET_OPTIONS)
-            for source in self.index:
-                # (?m): ^ and $ still mean line ends when many lines are searched at once.
-                compiled.Add("(?m)" + source)
-            compiled.Compile()
-            self._set = compiled
+        super().__init__(p.source for p in patterns)
 
     def ids(self, patterns: Sequence[SafePattern]) -> frozenset[int]:
         return frozenset(self.index[p.source] for p in patterns)
-
-    def hits(self, text: str) -> frozenset[int]:
-        if self._set is None or not text:
-            return frozenset()
-        return frozenset(self._set.Match(text) or ())
 
 
 @dataclass(frozen=True)
@@ -161,7 +138,7 @@ class _Hits:
 def _scan(hunk: Hunk, added: _PatternSet, removed: _PatternSet) -> _Hits:
     plus, minus = hunk.added_texts(), hunk.removed_texts()
     # The NFKC form of a line too: Python runs 𝗽𝗶𝗰𝗸𝗹𝗲.𝗹𝗼𝗮𝗱𝘀 as pickle.loads.
-    return _Hits(added.hits(_joined(variants(plus))), removed.hits(_joined(variants(minus))),
+    return _Hits(added.hits(variants(plus)), removed.hits(variants(minus)),
                  bool(plus), bool(minus))
 
 

@@ -12,6 +12,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import RuleError
+from ..safe_regex import SafePattern
 from .loader import RuleSource
 from .model import (
     Coverage,
@@ -24,7 +25,6 @@ from .model import (
     content_sha,
     split_body,
 )
-from .regex import SafePattern
 from .taint import compile_taint
 
 

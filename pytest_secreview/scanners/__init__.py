@@ -3,6 +3,7 @@ interface (:class:`~.base.Adapter`), run once per session on the pull request's 
 as they are at the head revision, their results kept to the added lines and mapped into the
 :class:`~pytest_secreview.core.findings.Finding` contract.
 
-A rule opts in with the frontmatter key ``scanner:`` (see :mod:`.spec`); the deterministic
-layer calls :func:`.session.scan_target`. Nothing here imports ``reporting/`` or ``github/``.
+A rule opts in with the frontmatter key ``scanner:`` (declared beside the rule model, in
+:mod:`pytest_secreview.rules.scanner_spec`); the deterministic layer calls
+:func:`.session.scan_target`. Nothing here imports ``reporting/`` or ``github/``.
 """

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.severity import Severity
+from ..rules.scanner_spec import INSTALL_HINT
 from .base import RawFinding, ScanOutput, clean_env, confidence_of, cwe_of, scan_batches
-from .spec import INSTALL_HINT
 
 SEVERITY = {"HIGH": Severity.HIGH, "MEDIUM": Severity.MEDIUM, "LOW": Severity.LOW,
             "UNDEFINED": Severity.INFO}

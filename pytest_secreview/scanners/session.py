@@ -32,12 +32,12 @@ from ..diff.model import FileDiff
 from ..errors import EvaluationError, SecreviewError
 from ..rules.matcher import Target
 from ..rules.model import Rule
+from ..rules.scanner_spec import NEEDS_CONFIG, NO_SEMGREP_CONFIG
 from ..severity import one_line
 from ..tools.gittree import GitTree
 from .bandit import Bandit
 from .base import Adapter, ScannerCrashed, ScannerUnavailable, ScanOutput
 from .semgrep import Semgrep
-from .spec import NEEDS_CONFIG, NO_SEMGREP_CONFIG
 from .workspace import materialise
 
 #: Every adapter, by the name a rule's ``scanner.name`` uses.

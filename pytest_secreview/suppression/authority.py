@@ -2,10 +2,10 @@
 the fail threshold only when the pull request's author has write access to the repository.
 
 Anyone can open a pull request that adds ``secreview: ignore[rule] fine`` next to the line it
-adds. The same permission check as mention mode's (:func:`~..mention.access.check_access`,
+adds. The same permission check as mention mode's (:func:`~..github.access.check_access`,
 ``GET /repos/{owner}/{repo}/collaborators/{author}/permission``) is asked once, on the
 controller, and only when a changed hunk holds a suppression comment; the answer travels to the
-workers with the rest of the start-up (``state.Handoff``). No token, no pull request context,
+workers with the rest of the start-up (``handoff.Handoff``). No token, no pull request context,
 a bot or any answer but admin, maintain or write: not a maintainer's (fail closed).
 """
 
@@ -42,9 +42,9 @@ def author_authority(diff: Diff, env: Mapping[str, str], *, number: int | None,
         return None
     # The GitHub client (and its HTTP stack) loads only when there is something to ask:
     # collection of a pull request without suppression comments stays light.
+    from ..github.access import check_access
     from ..github.client import GitHubClient, GitHubError
     from ..github.context import pull_request_from_env
-    from ..mention.access import check_access
 
     pr = pull_request_from_env(env, number=number, repository=repository)
     if not (pr.can_call_api and pr.author and pr.repository):

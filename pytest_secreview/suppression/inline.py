@@ -2,7 +2,7 @@
 
 The comment must use the comment syntax of the file's language (``#`` in Python and YAML,
 ``//`` or ``/* */`` in JavaScript and Go, ``--`` in SQL, ``<!-- -->`` in HTML...), chosen from
-the path by :func:`pytest_secreview.triage.kinds.classify`: the same words inside something
+the path by :func:`pytest_secreview.diff.kinds.classify`: the same words inside something
 that is not a comment in that language (a ``--`` in Python) are not a suppression. A file of
 a language we do not name accepts every common form.
 
@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..triage.kinds import classify
+from ..diff.kinds import classify
 
 __all__ = ["MARKER", "MAX_REASON_CHARS", "Suppression", "comment_styles", "inside_strings",
            "parse_line"]

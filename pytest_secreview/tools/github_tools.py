@@ -75,7 +75,7 @@ def format_pr_files(header: str, files: list[PRFile], *, title: str = "",
     """The file list the model reads (the triage's format): a header, the title, one line per
     file with its status letter, counts and language, then the languages and the dependency
     files changed. Names and the title come from the pull request: one line each, untrusted."""
-    from ..triage.kinds import Kind, classify  # the triage vocabulary: one definition
+    from ..diff.kinds import Kind, classify  # the triage vocabulary: one definition
 
     gate = gate if gate is not None else Gate()
     languages: set[str] = set()

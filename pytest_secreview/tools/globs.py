@@ -17,18 +17,13 @@ from typing import Any
 
 import bracex
 import pathspec
-import re2
 
+from ..safe_regex import compile_re2
 from .errors import ToolError
 
 MAX_GLOB_CHARS = 500
 #: Alternatives a brace glob may expand to (``{a,b}{c,d}`` is four).
 MAX_BRACE_EXPANSIONS = 64
-
-_OPTIONS = re2.Options()
-_OPTIONS.max_mem = 8 << 20
-_OPTIONS.log_errors = False
-
 
 def compile_glob(pattern: str) -> Callable[[str], bool]:
     """A predicate telling whether a relative path matches the gitignore-style ``pattern``.
@@ -80,7 +75,7 @@ def _compile_one(text: str) -> Any:
         source = spec_pattern.regex.pattern if spec_pattern.include is not None else None
         if source is None:
             raise ToolError(f"glob {text!r} is a comment; escape a leading '#' as '\\#'")
-        return re2.compile(source, _OPTIONS)
+        return compile_re2(source)
     except ToolError:
         raise
     except Exception:

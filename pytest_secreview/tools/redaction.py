@@ -21,11 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import re2
-
-_OPTIONS = re2.Options()
-_OPTIONS.max_mem = 64 << 20
-_OPTIONS.log_errors = False
+from ..safe_regex import compile_re2, search_set
 
 # Values that are obviously not secrets: template references and well-known placeholders.
 # Skipping them keeps code like ``password = "${DB_PASSWORD}"`` readable for the reviewer and
@@ -162,7 +158,7 @@ def _rule(
     accept: Callable[[bytes], bool] | None = None,
     context: Callable[[bytes, int, int], bool] | None = None,
 ) -> _Rule:
-    compiled = re2.compile(pattern, _OPTIONS)
+    compiled = compile_re2(pattern, max_mem=64 << 20)  # a few large patterns
     group = compiled.groupindex.get(b"v", 0)
     return _Rule(kind, compiled, accept, group, context)
 
@@ -304,19 +300,10 @@ def _value_span(rule: _Rule, match: Any) -> tuple[int, int] | None:
 
 def _rule_set() -> Any:
     """Every rule's pattern in one RE2 ``Set``: one pass over a text says which rules can
-    match it, and only those run their own search. A ``Set`` never gives up on a long text
-    (RE2 does not bail out of a many-match DFA: it resets its cache and goes on), so a rule
-    it does not name has no match in the text."""
-    found = re2.Set.SearchSet(_SET_OPTIONS)
-    for rule in _RULES:
-        found.Add(rule.pattern.pattern)
-    found.Compile()
-    return found
+    match it, and only those run their own search (a rule it does not name has no match)."""
+    return search_set((rule.pattern.pattern for rule in _RULES), max_mem=256 << 20)
 
 
-_SET_OPTIONS = re2.Options()
-_SET_OPTIONS.max_mem = 256 << 20  # a budget, allocated only as the DFA grows
-_SET_OPTIONS.log_errors = False
 _ALL_RULES = _rule_set()
 
 
@@ -442,3 +429,12 @@ def strip_control(text: str) -> str:
     a carriage return could hide a line. Printable text is left untouched.
     """
     return _ANSI.sub("", text).translate(_CONTROL)
+
+
+def sanitize(text: str) -> str:
+    """The one cleaning of untrusted text before it is kept, shown or handed on: terminal
+    escapes and control characters removed (``\\n`` and ``\\t`` kept), then secrets redacted.
+
+    In this order, and before any escaping for an output format: a secret split by a control
+    character, or assigned with a tab, is still recognised whole."""
+    return redact(strip_control(text))

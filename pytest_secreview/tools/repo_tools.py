@@ -17,6 +17,7 @@ import re2
 from pydantic import Field
 
 from ..gitcmd import validate_ref
+from ..safe_regex import compile_re2
 from .errors import ToolError
 from .filetypes import decode_text, guess_type
 from .gate import Gate, withheld_note
@@ -243,14 +244,10 @@ class RepoTools:
     # -- search_files -------------------------------------------------------------------
 
     def _compile_search(self, args: SearchFilesArgs) -> Any:
-        options = re2.Options()
-        options.max_mem = 8 << 20
-        options.log_errors = False
-        options.case_sensitive = not args.ignore_case
-        # Matches never span lines, so each hit is reported as one "path:line: text".
-        options.never_nl = True
         try:
-            return re2.compile(b"(?m)" + args.pattern.encode("utf-8", "replace"), options)
+            # never_nl: matches never span lines, so each hit is one "path:line: text".
+            return compile_re2(b"(?m)" + args.pattern.encode("utf-8", "replace"),
+                               case_sensitive=not args.ignore_case, never_nl=True)
         except re2.error:
             raise ToolError(
                 f"pattern {args.pattern!r} is not a valid RE2 regex (no look-around or "

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..diff.kinds import LEFT_OUT_REASON, FileKind, Kind, classify
 from ..diff.model import FileDiff, Hunk
 from ..rules.matcher import BatchTarget, FileHunks, PathFilter, Target
 from ..rules.model import Coverage, Rule
-from .kinds import LEFT_OUT_REASON, FileKind, Kind, classify
 
 #: Review order when the budget runs out: code and the files that run it before settings.
 _PRIORITY = {Kind.CODE: 0, Kind.CI: 0, Kind.CONTAINER: 1, Kind.IAC: 1, Kind.DEPENDENCIES: 1,

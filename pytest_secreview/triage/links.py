@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..diff.kinds import classify
 from ..diff.model import ChangeKind, FileDiff
-from .kinds import classify
 
 #: The tree mode of a symlink.
 SYMLINK_MODE = "120000"

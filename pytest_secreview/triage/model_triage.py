@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..agent.loop import AgentLoop, ReviewRequest, final_tool
+from ..agent.prompt import new_boundary
+from ..agent.report_tool import invalid_arguments
 from ..core.findings import Finding
 from ..errors import EvaluationError, SecreviewError
-from ..evaluation.agent import AgentLoop, ReviewRequest, final_tool
-from ..evaluation.prompt import new_boundary
-from ..evaluation.report_tool import invalid_arguments
 from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
 from ..rules.model import Rule
@@ -141,14 +141,14 @@ def triage_with_model(
 def run_for_review(review: Any) -> str | None:
     """Run the model triage for the session's :class:`~pytest_secreview.state.ReviewState`
     and save its result for every process; returns a note for the summary."""
-    from ..evaluation.review import ModelReviewer
+    from ..agent.session import ModelSession
     from ..tools import FetchPRFiles, GitHubPRContext
     from ..usage import ReviewUsage
     from .files_tool import DiffPRFiles
     from .store import save_model_triage
 
     reviewer = getattr(review.agent, "primary", review.agent)  # several models: the first
-    if not isinstance(reviewer, ModelReviewer) or review.session_dir is None:
+    if not isinstance(reviewer, ModelSession) or review.session_dir is None:
         return ("--secreview-triage=model needs a model (--secreview-model); the automatic "
                 "rule selection was used")
     pr = reviewer.pull_request

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ..diff.kinds import FileKind, Kind
 from ..diff.model import Diff, FileDiff
 from ..rules.matcher import BatchTarget, DataflowTarget, FileHunks, PathFilter, PreparedDiff, Target
 from ..rules.model import Rule
 from .coverage import CoveragePlan, LeftOut, file_kind, plan_coverage
 from .ignore import IgnoreFile
-from .kinds import FileKind, Kind
 
 #: Suffixes of the files the taint engine analyses (``pytest_secreview.analysis``).
 TAINT_SUFFIXES = (".py", ".pyw")

@@ -5,18 +5,18 @@ It reuses :func:`.verify.verify_findings` with its own :class:`.verify.Check`: a
 prompt (``prompts/verifier.md``), the whole file the finding is in, and the precedents of what
 not to report, kept as data: the bundled general ones (``prompts/precedents.md``), the rule's
 frontmatter ``precedents:`` and the team's ``.secreview/precedents.yml`` (read from the base
-revision, :mod:`pytest_secreview.evaluation.guidance`).
+revision, :mod:`pytest_secreview.agent.guidance`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..agent.guidance import precedents_text
+from ..agent.prompt import load, render
 from ..core.findings import Finding
 from ..core.problems import SOURCE_SEPARATOR
 from ..core.severity import Severity
-from ..evaluation.guidance import precedents_text
-from ..evaluation.prompt import load, render
 from ..rules.model import Rule
 from ..severity import one_line
 from .verify import Check

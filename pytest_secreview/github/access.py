@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from ..github.client import GitHubClient, GitHubError
+from .client import GitHubClient, GitHubError
 
 ALLOWED = frozenset({"admin", "maintain", "write"})
 

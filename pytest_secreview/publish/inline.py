@@ -9,22 +9,19 @@ from typing import Any
 
 from ..core.severity import Severity
 from ..diff.model import Diff
-from ..reporting.markdown_text import (
-    GITHUB_COMMENT_LIMIT,
+from ..github.client import GitHubClient, GitHubError
+from ..github.context import PullRequest
+from ..reporting.markdown_finding import (
     ICONS,
-    code_block,
     documentation_line,
-    escape_text,
     finding_prose,
-    inline_code,
     render_comment_template,
-    sanitize,
 )
+from ..reporting.markdown_layout import GITHUB_COMMENT_LIMIT
+from ..reporting.markdown_text import code_block, display_safe, escape_text, inline_code
 from ..reporting.model import FindingReport, Report, RuleReport
-from .client import GitHubClient, GitHubError
 from .comment_state import FINDING_MARKER, FINDING_MARKER_RE, REVIEW_MARKER, finding_key
-from .context import PullRequest
-from .publish_run import Approve, PublishRun
+from .result import Approve, PublishRun
 
 _BATCH = 20
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -96,9 +93,9 @@ def inline_body(finding: FindingReport, rule: RuleReport | None, *, suggestion: 
         parts.append(doc)
     parts.append(f"<sub>rule {inline_code(finding.rule, 120)} · "
                  f"{finding.confidence_text()} · pytest-secreview</sub>")
-    body = sanitize("\n\n".join(parts))
+    body = display_safe("\n\n".join(parts))
     if len(body) > GITHUB_COMMENT_LIMIT:
-        body = sanitize("\n\n".join(parts[:2] + parts[-1:]))
+        body = display_safe("\n\n".join(parts[:2] + parts[-1:]))
     return body
 
 

@@ -42,10 +42,11 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from ..core.severity import Severity
+from ..github.client import GitHubClient, GitHubError
+from ..github.context import PullRequest
 from ..reporting.markdown import to_markdown
-from ..reporting.markdown_text import GITHUB_COMMENT_LIMIT, notable_threshold
+from ..reporting.markdown_layout import GITHUB_COMMENT_LIMIT, notable_threshold
 from ..reporting.model import FindingReport, Report
-from .client import GitHubClient, GitHubError
 from .comment_state import (
     SUMMARY_MARKER,
     ExistingComment,
@@ -57,9 +58,8 @@ from .comment_state import (
     state_entry,
     upsert_summary,
 )
-from .context import PullRequest
 from .inline import post_inline
-from .publish_run import Approve, PublishResult, PublishRun
+from .result import Approve, PublishResult, PublishRun
 
 Mode = Literal["off", "summary", "inline", "all"]
 MODES: tuple[Mode, ...] = ("off", "summary", "inline", "all")

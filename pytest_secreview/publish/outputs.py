@@ -15,28 +15,28 @@ from ..diff.model import Diff
 from ..errors import SecreviewError
 from ..github.client import GitHubClient
 from ..github.context import PullRequest, pull_request_from_env
-from ..github.publish_run import Approve
 from ..options import Settings
-from ..state import ReviewState
-from .actions import ACTIONS_LOG_PLUGIN, ActionsLog
-from .artifacts import ArtifactWriter, dump_json
-from .build import build_report
-from .merge import DURATIONS_NAME, write_durations
-from .model import Report
-from .run_binding import ShardBinding, run_key, sha256_file, write_binding
-from .summary import Summary
+from ..reporting.actions import ACTIONS_LOG_PLUGIN, ActionsLog
+from ..reporting.artifacts import ArtifactWriter, dump_json
+from ..reporting.build import build_report
+from ..reporting.merge import DURATIONS_NAME, write_durations
+from ..reporting.model import Report
+from ..reporting.review_view import ReviewView
+from ..reporting.run_binding import ShardBinding, run_key, sha256_file, write_binding
+from ..reporting.summary import Summary
+from .result import Approve
 
 #: What runs after ``summary.json`` is written: the report's renderings and the PR comment.
 STAGES = ("report", "comment")
 
 
-def pull_request(review: ReviewState, env: Mapping[str, str]) -> PullRequest:
+def pull_request(review: ReviewView, env: Mapping[str, str]) -> PullRequest:
     """The PR under review from the environment and the --secreview-pr/--secreview-repo."""
     settings = review.settings
     return pull_request_from_env(env, number=settings.pr, repository=settings.repo)
 
 
-def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None = None,
+def deliver(review: ReviewView, summary: Summary, env: Mapping[str, str] | None = None,
             *, stages: Collection[str] = STAGES) -> tuple[Report, list[str]]:
     """Write every output; return the report and lines for the terminal summary. ``stages``:
     which of the comment and report phases run after the artifacts and ``summary.json`` are
@@ -57,7 +57,7 @@ def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None
         for nodeid, result in sorted(summary.items.items()):
             if result.artifact is not None:
                 writer.write_item(nodeid, result.artifact, result.outcome)
-        from .fixes import write_fixes  # fix mode's patches, when there are any
+        from ..reporting.fixes import write_fixes  # fix mode's patches, when there are any
 
         fix_lines = write_fixes(writer, report, review.repo)
         write_summary_json(report, report_dir)
@@ -91,10 +91,10 @@ def report_dir_of(settings: Settings, invocation: Path) -> Path:
     if settings.report:
         return invocation / settings.report
     return invocation / settings.artifacts / "report"
-def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> str:
+def _update_baseline(review: ReviewView, report: Report, invocation: Path) -> str:
     """``--secreview-baseline-update``: rewrite the baseline from this review's findings."""
+    from ..reporting.build import batch_paths
     from ..suppression.setup import write_baseline
-    from .build import batch_paths
 
     batches = batch_paths(review)
     # Entries of (rule, path) pairs this review did not complete are kept as they are.
@@ -110,7 +110,7 @@ def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> s
         return f"baseline not written: {exc}"
 
 
-def _bind_to_run(review: ReviewState, report: Report, report_dir: Path,
+def _bind_to_run(review: ReviewView, report: Report, report_dir: Path,
                  env: Mapping[str, str]) -> str | None:
     """With the run's key (``SECREVIEW_RUN_KEY``), write the shard's binding beside
     ``summary.json`` (see :mod:`.run_binding`); returns the line that says so."""
@@ -163,9 +163,14 @@ def deliver_rich(report: Report, *, settings: Settings, invocation: Path, diff: 
 def _render(report: Report, *, settings: Settings, invocation: Path, report_dir: Path,
             env: Mapping[str, str], lines: list[str], actions_log: ActionsLog | None,
             link_base: str | None) -> None:
-    from .actions import STEP_SUMMARY_LIMIT, annotations, in_github_actions, write_step_summary
-    from .markdown import to_markdown
-    from .sarif import write_sarif
+    from ..reporting.actions import (
+        STEP_SUMMARY_LIMIT,
+        annotations,
+        in_github_actions,
+        write_step_summary,
+    )
+    from ..reporting.markdown import to_markdown
+    from ..reporting.sarif import write_sarif
 
     # The file and the step summary allow far more than a PR comment (which publish() fits
     # into GitHub's 65,536 characters itself).
@@ -189,8 +194,8 @@ def _render(report: Report, *, settings: Settings, invocation: Path, report_dir:
 def _comment(report: Report, *, settings: Settings, invocation: Path, diff: Diff | None,
              pr: PullRequest, lines: list[str], link_base: str | None,
              client: GitHubClient | None, approve: Approve | None) -> None:
-    from ..github.comments import publish
-    from ..github.inline import commentable_from_diff
+    from .comments import publish
+    from .inline import commentable_from_diff
 
     mode = settings.comment or ("summary" if pr.can_call_api else "off")
     if mode == "off":

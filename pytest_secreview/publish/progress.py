@@ -28,8 +28,9 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..reporting.markdown_text import sanitize
-from .client import GitHubClient, GitHubError
+from ..github.client import GitHubClient, GitHubError
+from ..github.context import PullRequest
+from ..reporting.markdown_text import display_safe
 from .comment_state import (
     SUMMARY_MARKER,
     ExistingComment,
@@ -38,7 +39,6 @@ from .comment_state import (
     find_summary_comment,
     upsert_summary,
 )
-from .context import PullRequest
 
 _MAX_FAILURES = 3
 
@@ -129,7 +129,7 @@ class ProgressComment:
                 "_This comment will be replaced by the summary when the review ends._\n")
         if self._state:
             text += f"\n{self._state}\n"
-        return sanitize(text)
+        return display_safe(text)
 
     def _failed(self, exc: GitHubError | OSError) -> None:
         self._failures += 1

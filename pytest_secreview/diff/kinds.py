@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..diff.model import ChangeKind, FileDiff
+from .model import ChangeKind, FileDiff
 
 
 class Kind(StrEnum):
