@@ -125,7 +125,8 @@ def workers_section(rows: list[WorkerRow], command_line: str, machine: str, late
         "Start-up = process start to the first model request; worker start-up = start-up at "
         "`-n N` minus at `-n 0` (starting the workers, their imports, collection, the first "
         "item). Workers take the controller's start-up (`handoff.Handoff`: range, parsed "
-        "diff, trusted settings, rule files) instead of running `git diff` again. "
+        "diff, trusted settings, rule files, ignore file, team guidance) instead of running "
+        "git again. "
         f"Machine: {machine}.",
         "",
         "| command | items | workers | wall | speed-up | start-up | worker start-up |",
