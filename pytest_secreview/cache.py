@@ -9,15 +9,13 @@ import contextlib
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .agent.output import AgentOutput
 from .atomic import write_text_atomic
 from .core.findings import Finding
 from .core.record import as_found
 from .usage_counts import USAGE_COUNTS
-
-if TYPE_CHECKING:
-    from .agent.output import AgentOutput
 
 #: Bumped when what is stored, or how it is used, changes meaning.
 CACHE_FORMAT = "1"
@@ -61,8 +59,6 @@ def stored_review(entry: dict[str, Any]) -> AgentOutput:
     """A cached review: the same findings, no model call now, the original cost noted. The
     findings are read as found: no lowering stored beside them reaches this run
     (:func:`pytest_secreview.core.decide.decide` decides again)."""
-    from .agent.output import AgentOutput
-
     original = entry.get("usage", {})
     usage = {
         **dict.fromkeys(USAGE_COUNTS, 0),

@@ -12,9 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..agent.output import required_votes, sum_usage
 from ..agent.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 from ..tools.schema import tool_schema
 from .signals import Category
 
@@ -80,7 +81,7 @@ REPORT_VERDICT = ToolSpec(
 
 
 def _clean(text: str, limit: int = MAX_SUMMARY_CHARS) -> str:
-    text = redact(strip_control(text))
+    text = sanitize(text)
     return text if len(text) <= limit else text[:limit] + " [TRUNCATED]"
 
 
@@ -145,8 +146,6 @@ def combine(assessments: Sequence[Assessment], policy: str) -> Assessment:
     a model could not judge (an error never hides behind the others' MATCH), else MATCH.
     "Enough" is one model under ``any``, more than half under ``majority``, every model
     under ``all``. One assessment is returned as it is."""
-    from ..agent.output import required_votes, sum_usage
-
     if len(assessments) == 1:
         return assessments[0]
     verdicts = [a.verdict for a in assessments]
