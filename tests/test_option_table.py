@@ -246,3 +246,13 @@ def test_the_default_a_help_text_states_is_the_tables(spec: OptionSpec) -> None:
     # The default is the word before "(default" or the one after "default".
     stated = {match.group(1) for match in (before, after) if match}
     assert _shown(spec.default) in stated, spec.help
+
+
+def test_the_modules_that_act_on_a_choice_accept_exactly_the_tables_values() -> None:
+    # Kept beside the code that acts on them (a Literal type for mypy, a check of the argument
+    # for callers outside the pytest run); the table must offer exactly those.
+    from pytest_secreview.agent.output import CONSENSUS_POLICIES
+    from pytest_secreview.publish.comments import MODES, Mode
+
+    assert BY_NAME["consensus"].choices == CONSENSUS_POLICIES
+    assert BY_NAME["comment"].choices == MODES == typing.get_args(Mode)
