@@ -103,7 +103,7 @@ def workers_section(rows: list[WorkerRow], command: str, machine: str, latency: 
         "environment. Speed-up = wall at `-n 0` / wall at `-n N`. Start-up = process start "
         "to the first model request; worker start-up = start-up at `-n N` minus at `-n 0` "
         "(starting the workers, their imports, collection, the first item). Workers take "
-        "the controller's start-up (`state.Handoff`: range, parsed diff, trusted settings, "
+        "the controller's start-up (`handoff.Handoff`: range, parsed diff, trusted settings, "
         f"rule files) instead of running `git diff` again. Machine: {machine}.",
         "",
         "| items | workers | wall | speed-up | start-up | worker start-up |",

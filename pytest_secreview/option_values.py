@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 
-__all__ = ["choice", "flag", "non_negative_float", "positive_float", "positive_int",
-           "unit_float"]
+__all__ = ["choice", "flag", "local_semgrep_config", "non_negative_float", "positive_float",
+           "positive_int", "unit_float"]
+
+#: Registry and remote config forms semgrep would fetch over the network.
+_SEMGREP_REMOTE_PREFIXES = ("p/", "r/", "s/", "c/", "tr/", "http://", "https://")
+_SEMGREP_REMOTE_NAMES = ("auto", "policy", "supply-chain")
 
 
 def choice(*choices: str) -> Callable[[str], str]:
@@ -72,3 +77,20 @@ def flag(value: str) -> bool:
     if lowered in {"0", "false", "no", "off", ""}:
         return False
     raise ValueError("use true or false")
+
+
+def local_semgrep_config(value: str) -> Path:
+    """An existing local semgrep rule file or directory, resolved; a registry or remote config
+    (``auto``, ``p/...``, a URL) is refused: semgrep runs offline."""
+    lowered = value.strip().lower()
+    if lowered in _SEMGREP_REMOTE_NAMES or lowered.startswith(_SEMGREP_REMOTE_PREFIXES):
+        raise ValueError(
+            f"{value!r} is a semgrep registry or remote config; pytest-secreview runs semgrep "
+            "offline with local rule files only. Download the rules you want once, commit "
+            "them (e.g. .semgrep/rules.yml) and pass that path"
+        )
+    path = Path(value).expanduser()
+    if not path.exists():
+        raise ValueError("no such file or directory; name a local semgrep rule file (.yml) or "
+                         "a directory of them")
+    return path.resolve()

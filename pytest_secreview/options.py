@@ -6,10 +6,11 @@ parsed once into the frozen :class:`Settings`.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
@@ -18,6 +19,7 @@ from .invocation import CommandLine, parse_command_line, trusted_args
 from .option_values import (
     choice,
     flag,
+    local_semgrep_config,
     non_negative_float,
     positive_float,
     positive_int,
@@ -27,6 +29,8 @@ from .phase_names import PHASES
 
 if TYPE_CHECKING:
     from .llm.pricing import Price
+
+_T = TypeVar("_T")
 
 
 #: Characters of hunks pre-loaded into one item's prompt (``--secreview-max-context-chars``);
@@ -54,16 +58,6 @@ def _severity(value: str) -> Severity:
     return Severity.parse(value)
 
 
-def _semgrep_config(value: str) -> Path:
-    from .scanners.semgrep import refuse_remote
-
-    path = Path(refuse_remote(value)).expanduser()
-    if not path.exists():
-        raise ValueError("no such file or directory; name a local semgrep rule file (.yml) or "
-                         "a directory of them")
-    return path.resolve()
-
-
 def _handle(value: str) -> str:
     from .modes import parse_handle
 
@@ -72,13 +66,20 @@ def _handle(value: str) -> str:
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One setting: its flag(s), ini key and env var are all derived from ``name``."""
+    """One setting, declared once: its flag(s), ini key, env var and :class:`Settings` field
+    are derived from ``name``, its parser and metavar from ``choices`` when it has some, and a
+    subcommand's flag for it from the whole spec (:func:`.cli.flags.add_setting`)."""
 
     name: str  # e.g. "fail-on" -> --secreview-fail-on, secreview_fail_on, SECREVIEW_FAIL_ON
     help: str
     parse: Callable[[str], Any] = str
+    #: The value when nothing sets it (``None``: unset; a flag is then false and a repeatable
+    #: setting empty, see :attr:`value_default`).
     default: Any = None
     metavar: str | None = None
+    #: The values it takes, when it is one of a few words: the parser (unless ``parse`` is
+    #: given) and the ``{a,b}`` metavar are made from them.
+    choices: tuple[str, ...] = ()
     multiple: bool = False
     separator: str = os.pathsep  # between values of a multiple setting in its env variable
     flag: bool = False  # a switch: --secreview-x, ini/env true/false
@@ -95,6 +96,28 @@ class OptionSpec:
     #: A real value for the "Example:" of an error message, when the metavar is a shape
     #: (``0..1``, ``T``) rather than a value; a numeric default is one already.
     example: str | None = None
+    #: The :class:`Settings` field, when it is not the name's (``model`` fills ``models``).
+    attribute: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.choices and self.parse is str:
+            object.__setattr__(self, "parse", choice(*self.choices))
+        if self.choices and self.metavar is None:
+            object.__setattr__(self, "metavar", "{" + ",".join(self.choices) + "}")
+
+    @property
+    def setting_field(self) -> str:
+        """The :class:`Settings` field that holds the value."""
+        return self.attribute or self.name.replace("-", "_")
+
+    @property
+    def value_default(self) -> Any:
+        """The :class:`Settings` value when nothing sets it."""
+        if self.multiple:
+            return ()
+        if self.flag and self.default is None:
+            return False
+        return self.default
 
     @property
     def dest(self) -> str:
@@ -110,19 +133,19 @@ class OptionSpec:
 
     def example_value(self) -> str:
         """A value that parses, for error messages: ``example``, a numeric default, the
-        first of a ``{a,b}`` metavar's choices, or the metavar."""
+        first choice, or the metavar."""
         if self.example is not None:
             return self.example
         if isinstance(self.default, (int, float)) and not isinstance(self.default, bool):
             return str(self.default)
         if self.flag:
             return "true"
-        metavar = self.metavar or "VALUE"
-        if metavar.startswith("{") and metavar.endswith("}"):
-            return metavar[1:-1].split(",")[0]
-        return metavar
+        if self.choices:
+            return self.choices[0]
+        return self.metavar or "VALUE"
 
 
+#: The option table: every setting, once.
 SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("base", "base revision of the pull request (default: origin/$GITHUB_BASE_REF "
                "in GitHub Actions, else origin/HEAD)",
@@ -135,30 +158,28 @@ SPECS: tuple[OptionSpec, ...] = (
                "pack", metavar="PATH", multiple=True, gate=True),
     OptionSpec("rules-from", "read rule files that live in the repository from the base "
                "revision (default, a pull request cannot weaken them) or from head",
-               parse=choice("base", "head"), default="base", metavar="{base,head}",
+               choices=("base", "head"), default="base",
                gate=True),
     OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
                "scanner-semgrep rule; repeatable (without one, that rule is a single skipped "
                "item saying so). Registry configs (auto, p/...) are refused: semgrep runs "
-               "offline", parse=_semgrep_config, multiple=True, metavar="PATH",
+               "offline", parse=local_semgrep_config, multiple=True, metavar="PATH",
                gate=True),
     OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,
-               default=Severity.CRITICAL, metavar="{critical,high,medium,low,info}",
+               default=Severity.CRITICAL, choices=tuple(s.value.lower() for s in Severity),
                gate=True),
     OptionSpec("on-error", "what an infrastructure failure (provider outage, budget spent, "
                "no verdict) becomes: error (default) or skip",
-               parse=choice("error", "skip"), default="error", metavar="{error,skip}",
+               choices=("error", "skip"), default="error",
                gate=True),
     OptionSpec("unreviewed", "what an item that could not be evaluated (no model for a rule "
                "that needs one, budget spent, file too large, provider down under "
                "--secreview-on-error=skip) becomes: fail (recommended for CI), warn (default: "
                "skipped, with a warning in the summary) or skip (skipped quietly)",
-               parse=choice("fail", "warn", "skip"), default="warn",
-               metavar="{fail,warn,skip}", gate=True),
+               choices=("fail", "warn", "skip"), default="warn", gate=True),
     OptionSpec("intent-gate", "which intent-audit verdicts fail the item: suspicious "
                "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
-               parse=choice("suspicious", "lie"), default="suspicious",
-               metavar="{suspicious,lie}", gate=True),
+               choices=("suspicious", "lie"), default="suspicious", gate=True),
     # Keeping it quiet (suppression/): the baseline of accepted findings.
     OptionSpec("baseline", "JSON file of accepted findings (fingerprint, rule, path, note): "
                "they are reported as suppressed and fail nothing. A file inside the repository "
@@ -171,30 +192,28 @@ SPECS: tuple[OptionSpec, ...] = (
                "anthropic:claude-sonnet-4-5, openai:gpt-4.1; none: deterministic rules only. "
                "Repeatable (ini: one per line; env: comma-separated): each model reviews every "
                "item on its own and --secreview-consensus decides",
-               metavar="MODEL", multiple=True, separator=",", gate=True),
+               metavar="MODEL", multiple=True, separator=",", gate=True, attribute="models"),
     OptionSpec("consensus", "with several models, which model findings count: any (default: "
                "a location reported by any model), majority (by more than half of the models) "
                "or all (by every model); deterministic findings always count",
-               parse=choice("any", "majority", "all"), default="any",
-               metavar="{any,majority,all}", gate=True),
+               choices=("any", "majority", "all"), default="any", gate=True),
     OptionSpec("triage", "how rules are chosen for the changed files: rules (default: each "
                "rule's globs and patterns, plus the general security-review of every hunk no "
                "rule matched) or model (the model also reads the PR's file list and may add "
-               "rules on files, never drop one)", parse=choice("rules", "model"),
-               default="rules", metavar="{rules,model}"),
+               "rules on files, never drop one)", choices=("rules", "model"),
+               default="rules"),
     OptionSpec("mode", "what the run does: review (default), fix (also propose a patch for "
                "each confirmed finding, written to the artifacts, never pushed) or mention "
                "(answer an @secreview question on the pull request; chosen by itself on a "
                "comment event that mentions the handle)",
-               parse=choice("review", "fix", "mention"), default=None,
-               metavar="{review,fix,mention}", gate=True),
+               choices=("review", "fix", "mention"), default=None, gate=True),
     # -- precision: the second look, team instructions, confidence, prompt budget --------
     OptionSpec("verify", "the model's second look before a finding can fail an item: pattern "
                "and scanner findings are confirmed or dismissed, and each model finding at or "
                "above --secreview-fail-on goes to an independent, skeptical verifier that sees "
                "the whole file. Dismissed findings stay in JSON and SARIF as suppressed, with "
                "the reason. Default true when a model is set; false turns both checks off",
-               parse=flag, metavar="{true,false}", gate=True),
+               parse=flag, metavar="{true,false}", gate=True, example="true"),
     OptionSpec("instructions", "the team's instructions (markdown) added to every model "
                "prompt as team policy: what is in scope, trusted inputs, internal frameworks. "
                "Read from the base revision like the rules (--secreview-rules-from). Default: "
@@ -221,7 +240,7 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=positive_int, default=40, metavar="N"),
     OptionSpec("max-tokens", "input plus output tokens allowed per item over all its model "
                "calls; reaching it without a verdict is an error (default: no cap)",
-               parse=positive_int, metavar="N"),
+               parse=positive_int, metavar="N", example="200000"),
     OptionSpec("temperature", "sampling temperature (provider default when unset)",
                parse=non_negative_float, metavar="T", example="0.2"),
     OptionSpec("timeout", "seconds allowed for one model call", parse=positive_float,
@@ -236,9 +255,10 @@ SPECS: tuple[OptionSpec, ...] = (
                "'gemini-2.5-pro input=1.25 output=10 cached_input=0.125' (cache_write=N prices "
                "prompt-cache writes, default the input price); repeatable (';' "
                "between entries in SECREVIEW_PRICES)", parse=_price, multiple=True,
-               separator=";", metavar="'MODEL input=N output=N'"),
+               separator=";", metavar="'MODEL input=N output=N'",
+               example="gemini-2.5-pro input=1.25 output=10"),
     OptionSpec("pr", "pull request number (default: from GITHUB_EVENT_PATH)",
-               parse=positive_int, metavar="N", gate=True),
+               parse=positive_int, metavar="N", gate=True, example="7"),
     OptionSpec("repo", "repository owner/name (default: GITHUB_REPOSITORY)",
                metavar="OWNER/NAME", gate=True),
     OptionSpec("cache-dir", "evaluation cache directory, shareable between CI runs "
@@ -246,11 +266,12 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("no-cache", "neither read nor write the evaluation cache", parse=flag,
                flag=True),
     OptionSpec("max-cost", "session budget in USD shared by all workers; items not started "
-               "when it is spent end as errors", parse=non_negative_float, metavar="USD"),
+               "when it is spent end as errors", parse=non_negative_float, metavar="USD",
+               example="5"),
     OptionSpec("max-concurrency", "model requests in flight at once, across all workers",
-               parse=positive_int, metavar="N"),
+               parse=positive_int, metavar="N", example="4"),
     OptionSpec("rpm", "model requests per minute, across all workers", parse=positive_int,
-               metavar="N"),
+               metavar="N", example="60"),
     OptionSpec("artifacts", "directory that receives the diff, the rules, per-item tasks and "
                "evaluations and the report (default: secreview-artifacts)", parse=Path,
                default=Path("secreview-artifacts"), metavar="DIR"),
@@ -260,8 +281,7 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=Path, metavar="PATH"),
     OptionSpec("comment", "what to post on the pull request: off, summary, inline or all "
                "(default: summary when a token and a PR are known)",
-               parse=choice("off", "summary", "inline", "all"),
-               metavar="{off,summary,inline,all}"),
+               choices=("off", "summary", "inline", "all")),
     OptionSpec("progress", "post a 'reviewing N of M' comment that becomes the summary",
                parse=flag, flag=True),
     OptionSpec("progress-interval", "least seconds between two edits of the progress "
@@ -278,14 +298,17 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("stop-after", "stop after this phase: diff, rules, evaluate, comment or report "
                "(default: report, the whole review); its artifacts go to "
                "<artifacts>/phases/ for `secreview <next phase>` or --secreview-from-phase",
-               parse=choice(*PHASES), metavar="{" + ",".join(PHASES) + "}",
+               choices=PHASES,
                aliases=("--stop-after",), from_ini=False, gate=True),
     OptionSpec("from-phase", "start at this phase, reading the earlier phases' artifacts from "
                "<artifacts>/phases/ instead of recomputing them (refused when they do not "
-               "match the repository)", parse=choice(*PHASES),
-               metavar="{" + ",".join(PHASES) + "}", aliases=("--from-phase",),
+               "match the repository)", choices=PHASES, aliases=("--from-phase",),
                from_ini=False, gate=True),
 )
+
+
+#: The table by option name (``"fail-on"``).
+BY_NAME: Mapping[str, OptionSpec] = {spec.name: spec for spec in SPECS}
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -314,60 +337,85 @@ def add_options(parser: pytest.Parser) -> None:
             parser.addini(spec.dest, text, type="string", default=None)
 
 
+#: The default of a :class:`Settings` field that holds an option: the table's (``SPECS``).
+FROM_TABLE: Any = object()
+
+
+def _defaults_from_table(cls: type[_T]) -> type[_T]:
+    """Give each ``FROM_TABLE`` field of ``cls`` its option's default; refuse, at import, a
+    field without an option and an option without a field (the table is the declaration)."""
+    options = {spec.setting_field: spec for spec in SPECS}
+    for name in cls.__annotations__:
+        if getattr(cls, name, None) is not FROM_TABLE:
+            continue
+        spec = options.pop(name, None)
+        if spec is None:
+            raise TypeError(f"{cls.__name__}.{name} takes its default from the option table, "
+                            "which has no option for it")
+        setattr(cls, name, spec.value_default)
+    if options:
+        raise TypeError(f"{cls.__name__} has no field for the option(s) "
+                        + ", ".join(spec.cli for spec in options.values()))
+    return cls
+
+
 @dataclass(frozen=True)
+@_defaults_from_table
 class Settings:
-    """Every ``--secreview-*`` setting, resolved once (CLI over ini over env)."""
+    """Every ``--secreview-*`` setting, resolved once (CLI over ini over env). Each field's
+    default comes from its :class:`OptionSpec` (``FROM_TABLE``); its type is the one the
+    spec's parser returns (``tests/test_option_table.py`` checks they agree)."""
 
     enabled: bool
-    base: str | None = None
-    head: str = "HEAD"
-    rules: tuple[str, ...] = ()
-    rules_from: str = "base"
-    semgrep_config: tuple[Path, ...] = ()
-    fail_on: Severity = Severity.CRITICAL
-    on_error: str = "error"
-    unreviewed: str = "warn"
-    intent_gate: str = "suspicious"
-    baseline: Path | None = None
-    baseline_update: bool = False
+    base: str | None = FROM_TABLE
+    head: str = FROM_TABLE
+    rules: tuple[str, ...] = FROM_TABLE
+    rules_from: str = FROM_TABLE
+    semgrep_config: tuple[Path, ...] = FROM_TABLE
+    fail_on: Severity = FROM_TABLE
+    on_error: str = FROM_TABLE
+    unreviewed: str = FROM_TABLE
+    intent_gate: str = FROM_TABLE
+    baseline: Path | None = FROM_TABLE
+    baseline_update: bool = FROM_TABLE
     model: str | None = None  # the first of ``models``
     #: Every ``--secreview-model``, in order; one reviewer each (see :mod:`..evaluation.consensus`).
-    models: tuple[str, ...] = ()
-    consensus: str = "any"
-    fallback_model: str | None = None
-    triage: str = "rules"
-    mode: str | None = None  # None: chosen by the event (see :mod:`.modes`)
-    verify: bool | None = None  # None: on when a model is set
-    instructions: Path | None = None
-    min_confidence: float | None = None
-    max_context_chars: int = DEFAULT_MAX_CONTEXT_CHARS
-    max_turns: int = 10
-    max_output_tokens: int = 4096
-    max_tool_calls: int = 40
-    max_tokens: int | None = None
-    temperature: float | None = None
-    timeout: float = 120.0
-    api_base: str | None = None
-    project: str | None = None
-    location: str | None = None
-    prices: tuple[tuple[str, Price], ...] = ()
-    pr: int | None = None
-    repo: str | None = None
-    cache_dir: Path | None = None
-    no_cache: bool = False
-    max_cost: float | None = None
-    max_concurrency: int | None = None
-    rpm: int | None = None
-    artifacts: Path = Path("secreview-artifacts")
-    report: Path | None = None
-    sarif: Path | None = None
-    comment: str | None = None
-    progress: bool = False
-    progress_interval: float = 5.0
-    mention_handle: str = "secreview"
-    dry_run: bool = False
-    stop_after: str | None = None
-    from_phase: str | None = None
+    models: tuple[str, ...] = FROM_TABLE
+    consensus: str = FROM_TABLE
+    fallback_model: str | None = FROM_TABLE
+    triage: str = FROM_TABLE
+    mode: str | None = FROM_TABLE  # None: chosen by the event (see :mod:`.modes`)
+    verify: bool | None = FROM_TABLE  # None: on when a model is set
+    instructions: Path | None = FROM_TABLE
+    min_confidence: float | None = FROM_TABLE
+    max_context_chars: int = FROM_TABLE
+    max_turns: int = FROM_TABLE
+    max_output_tokens: int = FROM_TABLE
+    max_tool_calls: int = FROM_TABLE
+    max_tokens: int | None = FROM_TABLE
+    temperature: float | None = FROM_TABLE
+    timeout: float = FROM_TABLE
+    api_base: str | None = FROM_TABLE
+    project: str | None = FROM_TABLE
+    location: str | None = FROM_TABLE
+    prices: tuple[tuple[str, Price], ...] = FROM_TABLE
+    pr: int | None = FROM_TABLE
+    repo: str | None = FROM_TABLE
+    cache_dir: Path | None = FROM_TABLE
+    no_cache: bool = FROM_TABLE
+    max_cost: float | None = FROM_TABLE
+    max_concurrency: int | None = FROM_TABLE
+    rpm: int | None = FROM_TABLE
+    artifacts: Path = FROM_TABLE
+    report: Path | None = FROM_TABLE
+    sarif: Path | None = FROM_TABLE
+    comment: str | None = FROM_TABLE
+    progress: bool = FROM_TABLE
+    progress_interval: float = FROM_TABLE
+    mention_handle: str = FROM_TABLE
+    dry_run: bool = FROM_TABLE
+    stop_after: str | None = FROM_TABLE
+    from_phase: str | None = FROM_TABLE
 
     def __post_init__(self) -> None:
         # ``model`` and ``models`` say the same thing: whichever was given fills the other
@@ -376,6 +424,37 @@ class Settings:
             object.__setattr__(self, "models", (self.model,))
         elif self.model is None and self.models:
             object.__setattr__(self, "model", self.models[0])
+
+
+def parse_value(spec: OptionSpec, raw: Any, origin: str, flag: str | None = None) -> Any:
+    """``raw`` (a string, or a list of them for a repeatable setting) parsed by ``spec``.
+    Raises :class:`ValueError` naming ``origin`` (where the value came from), the value and a
+    valid example for ``flag`` (default: the ``--secreview-*`` flag)."""
+    try:
+        if spec.multiple:
+            return tuple(spec.parse(str(v).strip()) for v in raw)
+        return spec.parse(str(raw).strip())
+    except ValueError as exc:
+        raise ValueError(f"{origin}: invalid value {raw!r}: {exc}. Example: {flag or spec.cli}="
+                         f"{shlex.quote(spec.example_value())}") from None
+
+
+def environment_value(spec: OptionSpec, env: Mapping[str, str],
+                      flag: str | None = None) -> Any:
+    """The setting's value from its environment variable, parsed; ``None`` when unset or
+    empty. Raises :class:`ValueError` like :func:`parse_value`."""
+    raw = _environment_raw(spec, env)
+    if raw is None:
+        return None
+    return parse_value(spec, raw, f"environment variable {spec.env}", flag)
+
+
+def _environment_raw(spec: OptionSpec, env: Mapping[str, str]) -> str | list[str] | None:
+    """The setting's environment variable, split when repeatable; ``None`` when unset."""
+    value = env.get(spec.env)
+    if value is None or value == "":
+        return None
+    return [v for v in value.split(spec.separator) if v] if spec.multiple else value
 
 
 def ini_values(config: pytest.Config) -> dict[str, Any]:
@@ -418,11 +497,9 @@ def _raw(
             ini = [line.strip() for line in ini.splitlines() if line.strip()]
     if ini not in (None, "", []):
         return ini, f"ini key {spec.dest}"
-    value = env.get(spec.env)
-    if value not in (None, ""):
-        if spec.multiple:
-            return [v for v in value.split(spec.separator) if v], f"environment variable {spec.env}"
-        return value, f"environment variable {spec.env}"
+    from_env = _environment_raw(spec, env)
+    if from_env is not None:
+        return from_env, f"environment variable {spec.env}"
     return None, ""
 
 
@@ -454,20 +531,11 @@ def load_settings(
     for spec in SPECS:
         raw_value, origin = _raw(config, spec, env, ini_override, trusted)
         if raw_value is None:
-            if spec.default is not None:
-                values[spec.dest[len("secreview_"):]] = spec.default
-            continue
+            continue  # the field's default is the table's
         try:
-            if spec.multiple:
-                parsed: Any = tuple(spec.parse(str(v).strip()) for v in raw_value)
-            else:
-                parsed = spec.parse(str(raw_value).strip())
+            values[spec.setting_field] = parse_value(spec, raw_value, origin)
         except ValueError as exc:
-            raise pytest.UsageError(
-                f"{origin}: invalid value {raw_value!r}: {exc}. Example: {spec.cli}="
-                f"{spec.example_value()}"
-            ) from None
-        values[spec.dest[len("secreview_"):]] = parsed
-    models = tuple(dict.fromkeys(values.pop("model", ())))  # a model named twice reviews once
-    return Settings(enabled=enabled, **values, model=models[0] if models else None,
-                    models=models)
+            raise pytest.UsageError(str(exc)) from None
+    if "models" in values:  # a model named twice reviews once
+        values["models"] = tuple(dict.fromkeys(values["models"]))
+    return Settings(enabled=enabled, **values)

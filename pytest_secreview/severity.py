@@ -25,3 +25,12 @@ def one_line(text: str) -> str:
     if stripped.startswith(":"):
         text = text[: len(text) - len(stripped)] + "\\x3a" + stripped[1:]
     return text
+
+
+def squeeze(text: str, limit: int) -> str:
+    """``text`` with every run of white space (line breaks included) as one space, cut to
+    ``limit`` characters with ``…`` marking the cut: another program's message (a server's
+    error body, an exception) quoted in one of ours. Not a neutraliser: print it through
+    :func:`one_line` like any other untrusted text."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

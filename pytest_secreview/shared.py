@@ -18,7 +18,7 @@ from filelock import FileLock
 from .atomic import write_text_atomic
 
 WORKERINPUT_KEY = "secreview_session_dir"
-#: The ``workerinput`` key of the controller's start-up hand-off (``state.Handoff``).
+#: The ``workerinput`` key of the controller's start-up hand-off (``handoff.Handoff``).
 HANDOFF_KEY = "secreview_handoff"
 
 

@@ -1,10 +1,12 @@
 """The review's per-process state, kept in ``config.stash``: settings, the repository, the
-diff (computed once per process), the rule files and per-item metadata."""
+diff (computed once per process), the rule files and per-item metadata.
+
+:func:`review_state` is the one way to reach it from a node (items, the session's hooks);
+``startup.py`` builds it, ``handoff.py`` carries the controller's start-up to the workers,
+``reviewer.py`` builds its model review."""
 
 from __future__ import annotations
 
-import os
-import pickle
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -12,32 +14,23 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .atomic import write_bytes_atomic
 from .core.decide import Policy
 from .core.findings import Finding
 from .diff.model import Diff, FileDiff
-from .diff.prefetch import DiffPrefetch
-from .errors import ConfigError, EvaluationError, RuleError, SecreviewError
+from .errors import EvaluationError, RuleError
 from .evaluation.evaluate import AgentReview, Evaluation, evaluate
 from .options import Settings
-from .rules.loader import RuleFiles, RuleSource, find_rule_files
+from .rules.loader import RuleFiles, RuleSource
 from .rules.matcher import PreparedDiff, Target
 from .rules.model import Rule
 from .rules.parse import parse_rules
-from .trust import tracked_under
 
 if TYPE_CHECKING:  # each layer loads when the review first needs it
-    from collections.abc import Callable
-
-    from .agent.guidance import Guidance
     from .analysis.session import TaintSession
-    from .evaluation.review import ModelReviewer
     from .fix.run import Fixer
-    from .llm.base import ChatModel
     from .scanners.session import ScannerSession
     from .suppression.apply import Quiet
     from .suppression.authority import Authority
-    from .suppression.baseline import Baseline
     from .triage.gaps import Gap
     from .triage.ignore import IgnoreFile
     from .triage.links import Links
@@ -231,269 +224,7 @@ ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
 
 
-@dataclass(frozen=True)
-class Handoff:
-    """What the xdist controller computed at start-up, handed to its workers so that none of
-    them runs ``git diff``, re-reads the base revision's configuration or looks for the rule
-    files again: the range, the parsed diff, the trusted settings and the rule files' bytes.
-    (The rules are parsed and indexed again in each worker: compiled patterns do not cross
-    processes, and parsing is cheap next to the diff.)"""
-
-    repo: Path
-    base_ref: str
-    diff: Diff
-    settings: Settings
-    rule_files: RuleFiles
-    warnings: tuple[str, ...]
-    selection: dict[str, Any]
-    baseline: Baseline | None = None  # --secreview-baseline as the controller read it
-    authority: Authority | None = None  # the pull request author's, asked by the controller
-
-    #: The file in the session directory (a private ``mkdtemp`` directory of this user, made
-    #: by the controller: the only writer of what workers unpickle).
-    FILE = "handoff.pickle"
-
-    @classmethod
-    def of(cls, review: ReviewState) -> Handoff:
-        """The controller's start-up results."""
-        return cls(review.repo, review.base_ref, review.diff, review.settings,
-                   review.rule_files, tuple(review.warnings), dict(review.selection),
-                   review.quiet.baseline if review.quiet is not None else None,
-                   review.authority)
-
-    def write(self, session_dir: Path) -> Path:
-        """Store the hand-off in the session directory (once per session)."""
-        path = session_dir / self.FILE
-        if not path.exists():
-            write_bytes_atomic(path, pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
-        return path
-
-    @classmethod
-    def read(cls, path: Path) -> Handoff:
-        """The controller's hand-off, in a worker."""
-        handoff = pickle.loads(path.read_bytes())  # noqa: S301 - written by our controller
-        if not isinstance(handoff, cls):
-            raise TypeError(f"{path} does not hold a secreview hand-off")
-        return handoff
-
-
-def start_review(
-    config: pytest.Config, settings: Settings, session_dir: Path,
-    prefetch: DiffPrefetch | None, handoff: Handoff | None = None,
-) -> ReviewState:
-    """Resolve the range, run the diff once and find the rule files; an xdist worker takes
-    them from the controller's ``handoff`` instead.
-
-    Raises ``pytest.UsageError`` with an actionable message for every bad input.
-    """
-    if handoff is not None:
-        return _from_handoff(config, handoff, session_dir)
-    assert prefetch is not None
-    from . import steering
-
-    invocation = config.invocation_params.dir
-    notes: list[str] = []
-    try:
-        repo, base_ref, diff = prefetch.result()
-        settings, command_line = steering.trusted_settings(config, settings, repo,
-                                                           diff.base_sha, notes)
-        exposed = steering.exposure(steering.touched(diff),
-                                    steering.hardening_of(config, repo, os.environ))
-        steering.warn_exposure(config, exposed)
-        warnings = [*(e.text for e in exposed), *notes]
-        notes = list(warnings)
-        rule_files = find_rule_files(
-            settings.rules, repo, settings.rules_from, diff.base_sha, invocation
-        )
-        agent = (
-            build_reviewer(config, settings, repo, diff, session_dir, notes)
-            if settings.model else None
-        )
-        if agent is None and settings.instructions is not None:
-            # Nothing reads them without a model, but a named file that exists nowhere is a
-            # usage error all the same (the run would otherwise pass, silently unguided).
-            from .agent.guidance import load_guidance
-
-            load_guidance(repo, diff.base_sha, config.invocation_params.dir,
-                          settings.instructions, settings.rules_from, [])
-        if settings.mode == "fix" and agent is None:
-            notes.append("--secreview-mode=fix proposes patches with a model, and none is "
-                         "configured: no patch was proposed; set --secreview-model")
-        from .suppression.setup import load_quiet
-
-        quiet = load_quiet(settings, repo, diff, invocation, notes)
-        authority = _authority(settings, diff, notes)
-        from .triage.ignore import read_ignore_file
-
-        notes += read_ignore_file(repo, diff.base_sha).notes(diff)
-        rule_files.notes[:0] = notes
-    except SecreviewError as exc:
-        raise pytest.UsageError(f"secreview: {exc}") from None
-    from .diff.kinds import default_exclusions
-    from .triage.links import read_links
-
-    links = read_links(repo, diff.head_sha, diff.files)
-    excluded = default_exclusions(diff.files)
-    return ReviewState(
-        config=config,
-        settings=settings,
-        repo=repo,
-        base_ref=base_ref,
-        diff=diff,
-        prepared=PreparedDiff(diff.files, links.aliases, excluded),
-        links=links,
-        rule_files=rule_files,
-        agent=agent,
-        warnings=warnings,
-        selection=command_line.selection(),
-        session_dir=session_dir,
-        quiet=quiet,
-        authority=authority,
-    )
-
-
-def _authority(settings: Settings, diff: Diff, notes: list[str]) -> Authority | None:
-    """Whether the suppressions the pull request adds are a maintainer's, asked once."""
-    from .suppression.authority import author_authority
-
-    authority = author_authority(diff, os.environ, number=settings.pr, repository=settings.repo)
-    if authority is not None and not authority.writes:
-        notes.append("suppressions this pull request adds mute only findings below "
-                     f"--secreview-fail-on ({settings.fail_on.value}); the others await a "
-                     f"maintainer: {authority.reason}")
-    return authority
-
-
-def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) -> ReviewState:
-    """A worker's review state from the controller's start-up: only the model review (its
-    clients and credentials stay in each process) is built here."""
-    from .suppression.apply import Quiet
-
-    settings = handoff.settings
-    notes: list[str] = []
-    try:
-        agent = (build_reviewer(config, settings, handoff.repo, handoff.diff, session_dir,
-                                notes) if settings.model else None)
-    except SecreviewError as exc:
-        raise pytest.UsageError(f"secreview: {exc}") from None
-    from .diff.kinds import default_exclusions
-    from .triage.links import read_links
-
-    links = read_links(handoff.repo, handoff.diff.head_sha, handoff.diff.files)
-    excluded = default_exclusions(handoff.diff.files)
-    return ReviewState(
-        config=config, settings=settings, repo=handoff.repo, base_ref=handoff.base_ref,
-        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files, links.aliases, excluded),
-        links=links,
-        rule_files=RuleFiles(list(handoff.rule_files.sources),
-                             [*handoff.rule_files.notes, *notes]),
-        agent=agent, warnings=list(handoff.warnings), selection=dict(handoff.selection),
-        session_dir=session_dir, quiet=Quiet(handoff.repo, handoff.diff, handoff.baseline),
-        authority=handoff.authority,
-    )
-
-
-def _cache_dir(config: pytest.Config, settings: Settings, repo: Path, head_sha: str,
-               notes: list[str]) -> Path | None:
-    if settings.no_cache:
-        return None
-    if settings.cache_dir is not None:
-        directory = config.invocation_params.dir / settings.cache_dir
-    else:
-        cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
-        if cache is None:
-            return None
-        directory = Path(cache.mkdir("secreview"))
-    if tracked_under(repo, head_sha, directory):
-        # Entries committed by the pull request could be forged "no findings" reviews.
-        notes.append(f"evaluation cache {directory} holds files committed in this pull "
-                     "request's head; the cache was not used")
-        return None
-    return directory
-
-
-def build_reviewer(
-    config: pytest.Config, settings: Settings, repo: Path, diff: Diff, session_dir: Path,
-    notes: list[str],
-) -> AgentReview:
-    """The model review for this process: a team's ``pytest_secreview_make_model`` hook, or
-    the built-in routes behind the session's shared throttle. Nothing is sent and no
-    credential is loaded here."""
-    from .llm.base import LLMSettings
-    from .llm.http import RetryPolicy
-    from .llm.pricing import lookup_price
-    from .llm.routing import resolve_model
-    from .ratelimit import Throttle
-
-    llm = LLMSettings(
-        model=settings.model,
-        fallback_model=settings.fallback_model,
-        api_base=settings.api_base,
-        project=settings.project,
-        location=settings.location,
-        timeout=settings.timeout,
-        max_output_tokens=settings.max_output_tokens,
-        temperature=settings.temperature,
-        prices=dict(settings.prices),
-    )
-
-    throttle = Throttle(session_dir, max_concurrency=settings.max_concurrency, rpm=settings.rpm)
-    retry = RetryPolicy(max_attempts=llm.max_attempts, throttle=throttle)
-
-    def make(name: str) -> ChatModel:
-        custom = config.hook.pytest_secreview_make_model(config=config, model=name)
-        model: ChatModel = custom if custom is not None else resolve_model(
-            name, llm, os.environ, retry=retry)
-        # A budget that cannot price a model's calls would never be spent: refuse it.
-        if settings.max_cost is not None and lookup_price(model.model_id, llm.prices) is None:
-            short = model.model_id.split(":")[-1].split("/")[-1]
-            raise ConfigError(
-                f"--secreview-max-cost needs a price for {model.model_id}, and none is known; "
-                f"add one with --secreview-prices '{short} input=N output=N' (USD per million "
-                "tokens)"
-            )
-        return model
-
-    from .agent.guidance import load_guidance
-    from .evaluation.consensus import consensus_review
-
-    cache_dir = _cache_dir(config, settings, repo, diff.head_sha, notes)
-    # The team's instructions and precedents, from the base revision like the rules.
-    guidance = load_guidance(repo, diff.base_sha, config.invocation_params.dir,
-                             settings.instructions, settings.rules_from, notes)
-    # One reviewer per model, each with its own cache entries (keyed by its model id).
-    return consensus_review([_reviewer(settings, repo, diff, session_dir, cache_dir, make, name,
-                                       guidance)
-                             for name in settings.models], settings.consensus)
-
-
-def _reviewer(settings: Settings, repo: Path, diff: Diff, session_dir: Path,
-              cache_dir: Path | None, make: Callable[[str], ChatModel],
-              name: str, guidance: Guidance) -> ModelReviewer:
-    from .budget import Budget
-    from .cache import EvaluationCache
-    from .evaluation.review import ModelReviewer
-    from .github.context import pull_request_from_env
-
-    return ModelReviewer(
-        repo=repo,
-        diff=diff,
-        model=make(name),
-        fallback=make(settings.fallback_model) if settings.fallback_model else None,
-        pull_request=pull_request_from_env(os.environ, number=settings.pr,
-                                           repository=settings.repo),
-        max_turns=settings.max_turns,
-        max_output_tokens=settings.max_output_tokens,
-        max_tool_calls=settings.max_tool_calls,
-        max_tokens=settings.max_tokens,
-        temperature=settings.temperature,
-        prices=dict(settings.prices),
-        cache=EvaluationCache(cache_dir) if cache_dir is not None else None,
-        budget=Budget(session_dir, settings.max_cost) if settings.max_cost is not None else None,
-        session_dir=session_dir,
-        make_model=make,
-        guidance=guidance,
-        verify=settings.verify is not False,  # default on when a model is set
-        verify_at=settings.fail_on,
-        max_context_chars=settings.max_context_chars,
-    )
+def review_state(config: pytest.Config) -> ReviewState:
+    """The review of this process (set when the session starts; items and the session's
+    hooks read it here, never through the stash key)."""
+    return config.stash[REVIEW_KEY]

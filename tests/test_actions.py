@@ -158,6 +158,15 @@ def test_secrets_redacted_in_annotations() -> None:
     assert "[REDACTED:aws_access_key_id]" in text and "[REDACTED:github_token]" in text
 
 
+def test_a_secret_assigned_with_tabs_is_redacted_in_annotations() -> None:
+    # Redaction reads the text before a tab becomes the two characters ``\t`` of one line.
+    value = "Zq8xW4" + "pL9mN2vB7cR"
+    report = make_report([finding("r", "a.py", 1, Severity.CRITICAL,
+                                  explanation=f'password\t=\t"{value}"')])
+    text = "\n".join(actions.annotations(report))
+    assert value not in text and "[REDACTED:password]" in text
+
+
 def test_capped_per_kind_with_one_notice_for_the_rest() -> None:
     failing = [finding("r", f"f{n:02}.py", 1, Severity.CRITICAL) for n in range(13)]
     others = [finding("r", f"g{n:02}.py", 1, Severity.MEDIUM) for n in range(12)]

@@ -10,13 +10,8 @@ import pytest
 
 from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting.markdown import to_markdown
-from pytest_secreview.reporting.markdown_text import (
-    code_block,
-    escape_text,
-    inline_code,
-    render_comment_template,
-    safe_url,
-)
+from pytest_secreview.reporting.markdown_finding import render_comment_template
+from pytest_secreview.reporting.markdown_text import code_block, escape_text, inline_code, safe_url
 from pytest_secreview.reporting.model import NotReviewed, Report, RuleReport, Usage
 from tests.fake_github import make_finding, make_report, make_token
 
@@ -227,6 +222,16 @@ def test_secrets_built_at_run_time_are_redacted_everywhere() -> None:
     assert secret not in text
     assert secret[4:20] not in text
     assert "REDACTED" in text
+
+
+def test_a_secret_split_by_a_terminal_escape_is_redacted() -> None:
+    # Control characters are removed before redaction reads the text: the escape that split
+    # the token in the source cannot keep it from being recognised once it is joined.
+    secret = make_token()
+    split = secret[:10] + "\x1b[0m" + secret[10:]
+    for text in (escape_text(f"value {split}"), inline_code(split), code_block(split)):
+        assert secret not in text and secret[4:20] not in text
+        assert "REDACTED" in text
 
 
 def test_escape_text_keeps_prose_readable() -> None:

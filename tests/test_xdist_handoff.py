@@ -1,4 +1,4 @@
-"""pytest-xdist workers take the controller's start-up (``state.Handoff``): the diff, the
+"""pytest-xdist workers take the controller's start-up (``handoff.Handoff``): the diff, the
 trusted settings and the rule files. Observed from outside: a ``git`` first on PATH that logs
 every command before running the real one, in a real repository, through pytester."""
 

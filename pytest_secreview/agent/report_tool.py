@@ -19,11 +19,11 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from ..core.findings import Finding
-from ..core.severity import Severity
+from ..core.severity import Severity, severity_text
 from ..diff.model import FileDiff
 from ..llm.messages import ToolSpec
 from ..severity import one_line
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 from ..tools.schema import described, tool_schema
 
 #: Characters of the cited ``code`` a model may send.
@@ -82,10 +82,7 @@ class ReportedFinding(BaseModel):
     source: SkipJsonSchema[Any] = Field(default=None, exclude=True)
     fingerprint: SkipJsonSchema[Any] = Field(default=None, exclude=True)
 
-    @field_validator("severity", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.upper() if isinstance(value, str) else value
+    _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
 
     @field_validator("cwe", mode="before")
     @classmethod
@@ -129,7 +126,7 @@ REPORT_FINDINGS = ToolSpec(
 
 
 def _clean(text: str | None) -> str | None:
-    return None if text is None else redact(strip_control(text))
+    return None if text is None else sanitize(text)
 
 
 def _normalise_path(path: str) -> str:

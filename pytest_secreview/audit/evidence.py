@@ -13,7 +13,7 @@ from typing import Any
 
 from ..diff.model import ChangeKind, Diff, FileDiff, Line
 from ..safe_regex import search_set
-from ..tools.redaction import find_secrets, redact, strip_control
+from ..tools.redaction import find_secrets, sanitize
 from .signals import (
     INSTALL_SCRIPT,
     SIGNALS,
@@ -106,7 +106,7 @@ class RiskEvidence:
 
 
 def _clip(text: str) -> str:
-    clean = redact(strip_control(text)).strip()
+    clean = sanitize(text).strip()
     if len(clean) > MAX_TEXT_CHARS:
         clean = clean[: MAX_TEXT_CHARS - 1] + "…"
     return clean

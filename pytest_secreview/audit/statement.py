@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..gitcmd import run_git, validate_ref
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 
 #: Characters kept of the title, the description and each commit message.
 MAX_CHARS = 2000
@@ -23,7 +23,7 @@ MAX_COMMITS = 50
 def cap(text: str, limit: int = MAX_CHARS) -> str:
     """``text`` cleaned of control characters and secrets, cut at ``limit`` characters with
     ``[TRUNCATED]`` appended when it was longer."""
-    clean = redact(strip_control(text.replace("\r\n", "\n"))).strip()
+    clean = sanitize(text.replace("\r\n", "\n")).strip()
     return clean if len(clean) <= limit else clean[:limit] + TRUNCATED
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..agent.output import required_votes, sum_usage
 from ..agent.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 from ..tools.schema import tool_schema
 from .signals import Category
 
@@ -81,7 +81,7 @@ REPORT_VERDICT = ToolSpec(
 
 
 def _clean(text: str, limit: int = MAX_SUMMARY_CHARS) -> str:
-    text = redact(strip_control(text))
+    text = sanitize(text)
     return text if len(text) <= limit else text[:limit] + " [TRUNCATED]"
 
 

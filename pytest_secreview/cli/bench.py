@@ -28,6 +28,7 @@ from ..bench import SHIPPED_CORPUS, Case, CorpusError, load_corpus
 from ..bench.metrics import CaseOutcome, Cost, RuleScore, match_case, score_rules
 from ..bench.run import build_repo, run_deterministic, run_with_model
 from ..errors import SecreviewError
+from ..options import BY_NAME
 from ..severity import one_line
 
 
@@ -44,10 +45,10 @@ def _parser() -> argparse.ArgumentParser:
                              "to the bundled rules; repeatable")
     parser.add_argument("--no-bundled", action="store_true",
                         help="use only the --rules given, not the bundled rule pack")
-    parser.add_argument("--model", default=os.environ.get("SECREVIEW_MODEL") or None,
+    parser.add_argument("--model", default=os.environ.get(BY_NAME["model"].env) or None,
                         help="model for the full review, e.g. openai:gpt-4.1 (default: "
                              "SECREVIEW_MODEL; none: deterministic rules only)")
-    parser.add_argument("--api-base", default=os.environ.get("SECREVIEW_API_BASE") or None,
+    parser.add_argument("--api-base", default=os.environ.get(BY_NAME["api-base"].env) or None,
                         metavar="URL", help="provider base URL (default: SECREVIEW_API_BASE)")
     parser.add_argument("--rule", action="append", metavar="ID",
                         help="score only this rule; repeatable")

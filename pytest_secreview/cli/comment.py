@@ -18,33 +18,34 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..errors import SecreviewError
+from ..errors import ConfigError, SecreviewError
 from ..github.client import GitHubClient
 from ..github.context import pull_request_from_env
+from ..options import BY_NAME
 from ..phases.approval import PrintingClient, terminal_approver
 from ..phases.publish import publish_stored
 from ..publish.result import Approve
 from ..severity import one_line
-from .phases import artifacts_dir, error_line, stored_settings
+from .flags import add_setting
+from .phases import artifacts_dir, error_line, setting_from_env, stored_settings
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """The command's arguments; the settings it shares with the pytest run come from the
+    option table (:mod:`.flags`)."""
     parser = argparse.ArgumentParser(
         prog="secreview comment",
         description="Post the evaluate phase's results on the pull request.")
-    parser.add_argument("--artifacts", type=Path, metavar="DIR",
-                        help="artifacts directory of the earlier phases (default: "
-                             "SECREVIEW_ARTIFACTS or secreview-artifacts)")
-    parser.add_argument("--comment", choices=("summary", "inline", "all"),
-                        help="what to post (default: SECREVIEW_COMMENT, else summary)")
-    parser.add_argument("--pr", type=int, metavar="N",
-                        help="pull request number (default: SECREVIEW_PR or the GitHub "
-                             "Actions event)")
-    parser.add_argument("--repo", metavar="OWNER/NAME",
-                        help="repository (default: SECREVIEW_REPO or GITHUB_REPOSITORY)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="print every request that would write to GitHub instead of "
-                             "sending it")
+    add_setting(parser, "artifacts", help="artifacts directory of the earlier phases "
+                "(default: SECREVIEW_ARTIFACTS or secreview-artifacts)")
+    add_setting(parser, "comment", help="what to post: summary, inline or all (default: "
+                "SECREVIEW_COMMENT, else summary); off is refused, this command posts")
+    add_setting(parser, "pr", help="pull request number (default: SECREVIEW_PR or the "
+                "GitHub Actions event)")
+    add_setting(parser, "repo", help="repository (default: SECREVIEW_REPO or "
+                "GITHUB_REPOSITORY)")
+    add_setting(parser, "dry-run", help="print every request that would write to GitHub "
+                "instead of sending it")
     parser.add_argument("--interactive", action="store_true",
                         help="ask y/n/q before each comment (needs a terminal)")
     return parser
@@ -53,9 +54,14 @@ def _parser() -> argparse.ArgumentParser:
 def comment(args: argparse.Namespace, env: Mapping[str, str]) -> list[str]:
     """Run the comment phase; return the lines to print."""
     root = args.artifacts or artifacts_dir([], env)
-    mode = args.comment or env.get("SECREVIEW_COMMENT") or "summary"
-    if mode not in ("summary", "inline", "all"):
-        raise SecreviewError(f"SECREVIEW_COMMENT={mode!r}: choose summary, inline or all")
+    given = args.comment or setting_from_env("comment", env, "--comment")
+    if given == "off":
+        origin = "--comment off" if args.comment else f"{BY_NAME['comment'].env}=off"
+        raise ConfigError(f"{origin} posts nothing, and this command is the step that posts: "
+                          "choose summary, inline or all, or leave the step out")
+    # Unlike a review, which posts nothing without a token and a PR, this command needs both
+    # (or --dry-run), so its default is the summary a review would post with them.
+    mode = given or "summary"
     settings = stored_settings(env, root=root, pr=args.pr, repo=args.repo, comment=mode)
     client: GitHubClient | None = None
     approve: Approve | None = None
@@ -74,7 +80,7 @@ def comment(args: argparse.Namespace, env: Mapping[str, str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Entry point of ``secreview comment``."""
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.interactive and args.dry_run:
         print("secreview comment: --interactive asks before posting and --dry-run posts "
               "nothing; use one of them", file=sys.stderr)

@@ -19,22 +19,35 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from ..invocation import env_addopts, parse_command_line
-from ..options import SPECS, Settings
+from ..options import BY_NAME, SPECS, Settings, environment_value
 from ..phase_names import PHASES
 from ..phases.store import JUNIT, phase_dir, phase_file
 from ..severity import one_line
 from . import review
 
 
+def setting_from_env(name: str, env: Mapping[str, str], flag: str | None = None) -> Any:
+    """The table's setting ``name`` from its environment variable (``None`` when unset), as
+    the pytest run reads it. Raises :class:`~..errors.ConfigError` for a value the table
+    refuses, naming the variable and an example for ``flag``."""
+    try:
+        return environment_value(BY_NAME[name], env, flag)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def artifacts_dir(args: Sequence[str], env: Mapping[str, str]) -> Path:
     """The artifacts directory the run will use: ``--secreview-artifacts``, else
-    ``SECREVIEW_ARTIFACTS``, else ``secreview-artifacts`` (relative to the working directory)."""
+    ``SECREVIEW_ARTIFACTS``, else the table's default (relative to the working directory)."""
     given = parse_command_line(SPECS, [*env_addopts(env), *args]).values
-    return Path(given.get("secreview_artifacts") or env.get("SECREVIEW_ARTIFACTS")
-                or "secreview-artifacts")
+    if given.get("secreview_artifacts"):
+        return Path(given["secreview_artifacts"])
+    root: Path = setting_from_env("artifacts", env) or BY_NAME["artifacts"].default
+    return root
 
 
 def stored_settings(env: Mapping[str, str], *, root: Path, pr: int | None, repo: str | None,
@@ -42,19 +55,14 @@ def stored_settings(env: Mapping[str, str], *, root: Path, pr: int | None, repo:
     """The settings of ``secreview comment``/``report``: the flags given, else the
     ``SECREVIEW_PR``/``SECREVIEW_REPO`` a pytest run would read, and the range to check the
     stored diff against (``SECREVIEW_BASE``, else the stored base ref; ``SECREVIEW_HEAD``,
-    else ``HEAD``), as a pytest run's later phases check it. Raises
-    :class:`~..errors.ConfigError` for a ``SECREVIEW_PR`` that is not a number."""
-    number = pr
-    if number is None and env.get("SECREVIEW_PR"):
-        try:
-            number = int(env["SECREVIEW_PR"])
-        except ValueError:
-            raise ConfigError(f"SECREVIEW_PR={env['SECREVIEW_PR']!r} is not a pull request "
-                              "number; pass --pr N") from None
-    return Settings(enabled=True, comment=comment, pr=number, sarif=sarif,
-                    repo=repo or env.get("SECREVIEW_REPO") or None, artifacts=root,
-                    base=env.get("SECREVIEW_BASE") or None,
-                    head=env.get("SECREVIEW_HEAD") or "HEAD")
+    else the table's ``HEAD``), as a pytest run's later phases check it. Raises
+    :class:`~..errors.ConfigError` for an environment value the table refuses."""
+    values = {"pr": pr if pr is not None else setting_from_env("pr", env, "--pr"),
+              "repo": repo or setting_from_env("repo", env, "--repo"),
+              "base": setting_from_env("base", env), "head": setting_from_env("head", env)}
+    # A setting given nowhere keeps the table's default.
+    return Settings(enabled=True, comment=comment, sarif=sarif, artifacts=root,
+                    **{name: value for name, value in values.items() if value is not None})
 
 
 def error_line(prog: str, exc: BaseException) -> str:
@@ -87,7 +95,8 @@ def phase_args(phase: str, argv: Sequence[str], env: Mapping[str, str]) -> list[
         args.insert(0, f"--secreview-from-phase={phase}")
     given = parse_command_line(SPECS, [*env_addopts(env), *argv]).values
     root = artifacts_dir(argv, env)
-    if phase != PHASES[0] and not (given.get("secreview_base") or env.get("SECREVIEW_BASE")):
+    base_spec = BY_NAME["base"]
+    if phase != PHASES[0] and not (given.get(base_spec.dest) or env.get(base_spec.env)):
         try:
             stored = json.loads(phase_file(root, "diff").read_text(encoding="utf-8"))
             base = stored.get("base_ref") if isinstance(stored, dict) else None

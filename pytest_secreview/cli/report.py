@@ -38,10 +38,13 @@ from ..reporting.merge import (
 )
 from ..reporting.run_binding import run_key
 from ..severity import one_line
+from .flags import add_setting
 from .phases import error_line
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """The command's arguments; the settings it shares with the pytest run come from the
+    option table (:mod:`.flags`)."""
     parser = argparse.ArgumentParser(
         prog="secreview report",
         description="Render the evaluate phase's results: summary.md, SARIF, JUnit, GitHub "
@@ -55,32 +58,31 @@ def _parser() -> argparse.ArgumentParser:
                         help="with --merge: the number of shards the review was split into; "
                              "a shard without a report of this run is unreviewed (default: "
                              "the number the shards' bindings record)")
-    parser.add_argument("--unreviewed", choices=("fail", "warn", "skip"), default="fail",
-                        help="with --merge: what a shard without a report of this run becomes "
-                             "(default: fail; warn and skip make it skipped, never passed)")
-    parser.add_argument("--artifacts", type=Path, metavar="DIR",
-                        help="without --merge: the artifacts directory of the earlier phases "
-                             "(default: SECREVIEW_ARTIFACTS or secreview-artifacts)")
+    # The review's --secreview-unreviewed (default warn) is about items it could not
+    # evaluate; here it is about a whole shard that sent no report, which fails by default.
+    add_setting(parser, "unreviewed", default="fail",
+                help="with --merge: what a shard without a report of this run becomes "
+                     "(default: fail; warn and skip make it skipped, never passed)")
+    add_setting(parser, "artifacts",
+                help="without --merge: the artifacts directory of the earlier phases "
+                     "(default: SECREVIEW_ARTIFACTS or secreview-artifacts)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="where summary.md (and with --merge summary.json and "
                              "durations.json) are written (default: with --merge "
                              "secreview-report, else the evaluate phase's report directory)")
     parser.add_argument("--junitxml", type=Path, metavar="PATH",
                         help="write the merged JUnit file here")
-    parser.add_argument("--sarif", type=Path, metavar="PATH",
-                        help="write the merged SARIF 2.1.0 log here")
+    add_setting(parser, "sarif", help="write the merged SARIF 2.1.0 log here")
     parser.add_argument("--durations", type=Path, metavar="PATH",
                         help="also update this pytest-split durations file (history kept for "
                              "items this review did not run)")
-    parser.add_argument("--comment", choices=("off", "summary", "inline", "all"),
-                        help="with --merge: what to post on the pull request (default: summary "
-                             "when a token and a PR are known)")
-    parser.add_argument("--pr", type=int, metavar="N", help="pull request number "
-                        "(default: from the GitHub Actions event)")
-    parser.add_argument("--repo", metavar="OWNER/NAME",
-                        help="repository (default: GITHUB_REPOSITORY)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="write the GitHub requests under --out instead of sending them")
+    add_setting(parser, "comment", help="with --merge: what to post on the pull request "
+                "(default: summary when a token and a PR are known)")
+    add_setting(parser, "pr", help="pull request number (default: from the GitHub Actions "
+                "event)")
+    add_setting(parser, "repo", help="repository (default: GITHUB_REPOSITORY)")
+    add_setting(parser, "dry-run", help="write the GitHub requests under --out instead of "
+                "sending them")
     return parser
 
 
@@ -157,7 +159,7 @@ def render(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Entry point of ``secreview report``."""
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         run = merge if args.merge else render
         status, lines = run(args, os.environ if env is None else env)

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import SecreviewError
 from ..invocation import CommandLine, env_addopts, parse_command_line
-from ..options import SPECS
+from ..options import BY_NAME, SPECS, environment_value
 from ..steering import AUTOLOAD_OFF
 from ..trust import ResolvedConfig, resolve_config_at
 
@@ -54,14 +54,21 @@ def _base_config(cwd: Path, given: CommandLine, env: Mapping[str, str]) -> Resol
 
     try:
         repo = repository_root(cwd)
-        base = given.values.get("secreview_base") or env.get("SECREVIEW_BASE") or None
-        head = given.values.get("secreview_head") or env.get("SECREVIEW_HEAD") or "HEAD"
+        base = _job_setting(given, "base", env)
+        head = _job_setting(given, "head", env) or BY_NAME["head"].default
         base_ref = resolve_base(repo, base, env)
         sha = run_git(repo, "merge-base", "--end-of-options", base_ref, head).stdout
         starts = [cwd / p for p in given.paths] or [cwd]
         return resolve_config_at(repo, sha.decode("ascii").strip(), starts)
     except SecreviewError:
         return ResolvedConfig(None)
+
+
+def _job_setting(given: CommandLine, name: str, env: Mapping[str, str]) -> str | None:
+    """A text setting from the job's command line, else its environment variable."""
+    spec = BY_NAME[name]
+    value: str | None = given.values.get(spec.dest) or environment_value(spec, env)
+    return value
 
 
 def _toml_value(value: Any) -> str:

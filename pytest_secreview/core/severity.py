@@ -37,6 +37,13 @@ class Severity(StrEnum):
 _RANK = {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
 
 
+def severity_text(value: object) -> object:
+    """The before-validator of every severity field a rule file or a model writes: the text
+    in the enum's case (``high``, `` High `` are ``HIGH``); anything else unchanged, for the
+    field's own validation to reject with the choices."""
+    return value.strip().upper() if isinstance(value, str) else value
+
+
 def worst_first(severity: Severity, path: str, line: int, *ties: str
                 ) -> tuple[int, str, int, tuple[str, ...]]:
     """The one ordering of everything reported: worst severity first, then by location, then
@@ -44,4 +51,4 @@ def worst_first(severity: Severity, path: str, line: int, *ties: str
     return (-severity.rank, path, line, ties)
 
 
-__all__ = ["Severity", "worst_first"]
+__all__ = ["Severity", "severity_text", "worst_first"]

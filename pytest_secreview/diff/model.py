@@ -153,7 +153,7 @@ class Hunk:
         return (f"Hunk({self.header!r}, +{len(self.added)} -{len(self.removed)} lines)")
 
     def __reduce__(self) -> tuple[type[Hunk], tuple[object, ...]]:
-        # Pickled for xdist workers (see state.Handoff): rebuilt through __init__, since the
+        # Pickled for xdist workers (see handoff.Handoff): rebuilt through __init__, since the
         # default for slots would call the __setattr__ that refuses every change.
         return (Hunk, (self.old_start, self.old_count, self.new_start, self.new_count,
                        self.header, self._added, self._removed, self.text))

@@ -16,7 +16,7 @@ from ..agent.loop import AgentLoop, ReviewRequest, final_tool
 from ..core.findings import Finding
 from ..errors import EvaluationError, SecreviewError
 from ..llm.errors import LLMError
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import redact, sanitize
 from ..tools.registry import ToolRegistry
 from ..usage import ReviewUsage
 from .apply import AppliedPatch, PatchRejected, apply_to_head
@@ -79,7 +79,7 @@ def propose(
     def validate(args: dict[str, Any]) -> list[Finding]:
         nonlocal refusals
         parsed = parse_arguments(args)
-        proposal.explanation = redact(strip_control(parsed.explanation)).replace("\n", " ")
+        proposal.explanation = sanitize(parsed.explanation).replace("\n", " ")
         if not parsed.patch or not parsed.patch.strip():
             proposal.problem = f"the model proposed no patch: {proposal.explanation}"
             return []

@@ -46,6 +46,7 @@ from ..backoff import Backoff
 from ..errors import SecreviewError
 from ..llm.http import USER_AGENT, parse_retry_after, shared_client
 from ..logs import get_logger
+from ..severity import squeeze
 
 log = get_logger("pytest_secreview.github")
 
@@ -325,7 +326,7 @@ class GitHubClient:
                 )
             except httpx.TransportError as exc:
                 never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-                reason = f"{type(exc).__name__}: {self._scrub(_trim(str(exc)))}"
+                reason = f"{type(exc).__name__}: {self._scrub(squeeze(str(exc), MESSAGE_LIMIT))}"
                 if last or not (method in _IDEMPOTENT or never_sent):
                     raise GitHubError(
                         f"GitHub {method} {path} failed: could not reach {self.api_url} "
@@ -387,18 +388,18 @@ class GitHubClient:
         try:
             data = json.loads(response.content)
         except (ValueError, UnicodeDecodeError):
-            return self._scrub(_trim(response.text) or response.reason_phrase), ()
+            return self._scrub(squeeze(response.text, MESSAGE_LIMIT) or response.reason_phrase), ()
         if not isinstance(data, dict):
-            return self._scrub(_trim(json.dumps(data))), ()
+            return self._scrub(squeeze(json.dumps(data), MESSAGE_LIMIT)), ()
         message = data.get("message")
         errors = []
         for item in data.get("errors") or ():
             text = item if isinstance(item, str) else (
                 item.get("message") or item.get("code") if isinstance(item, dict) else None)
             if text:
-                errors.append(self._scrub(_trim(str(text))))
+                errors.append(self._scrub(squeeze(str(text), MESSAGE_LIMIT)))
         text = message if isinstance(message, str) else json.dumps(data)
-        return self._scrub(_trim(text)), tuple(errors[:10])
+        return self._scrub(squeeze(text, MESSAGE_LIMIT)), tuple(errors[:10])
 
     def _error(self, method: str, path: str, status: int, message: str,
                errors: tuple[str, ...], rate_limited: bool = False) -> GitHubError:
@@ -415,7 +416,7 @@ class GitHubClient:
             hint = "; the rate limit did not clear within the allowed attempts, try again later"
         kind = GitHubRateLimitError if rate_limited else GitHubError
         return kind(
-            f"GitHub {method} {path} failed: HTTP {status}: {_trim(detail)}{hint}",
+            f"GitHub {method} {path} failed: HTTP {status}: {squeeze(detail, MESSAGE_LIMIT)}{hint}",
             status=status, method=method, path=path, github_message=message, errors=errors,
         )
 
@@ -459,6 +460,3 @@ def encode_body(body: Mapping[str, Any]) -> bytes:
     return json.dumps(body).encode("utf-8")
 
 
-def _trim(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"

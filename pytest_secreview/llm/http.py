@@ -31,6 +31,7 @@ import httpx
 from .. import __version__
 from ..backoff import Backoff
 from ..logs import get_logger
+from ..severity import squeeze
 from .errors import (
     AuthenticationError,
     ContextLengthExceededError,
@@ -234,7 +235,7 @@ def _decode(response: httpx.Response, provider: str, credential: Credential) -> 
     try:
         return json.loads(response.content)
     except (ValueError, UnicodeDecodeError):
-        snippet = _scrub(_trim(response.text), credential)
+        snippet = _scrub(squeeze(response.text, MESSAGE_LIMIT), credential)
         raise MalformedResponseError(
             f"{provider} answered HTTP {response.status_code} with a body that is not JSON: "
             f"{snippet!r}",
@@ -247,22 +248,22 @@ def _provider_message(response: httpx.Response) -> str:
     try:
         data: Any = json.loads(response.content)
     except (ValueError, UnicodeDecodeError):
-        return _trim(response.text) or response.reason_phrase
+        return squeeze(response.text, MESSAGE_LIMIT) or response.reason_phrase
     # Vertex's OpenAI-compatible endpoint sometimes wraps the error in a list.
     if isinstance(data, list) and data:
         data = data[0]
     if isinstance(data, dict):
         error = data.get("error", data)
         if isinstance(error, str):
-            return _trim(error)
+            return squeeze(error, MESSAGE_LIMIT)
         if isinstance(error, dict):
             for key in ("message", "detail", "error"):
                 if isinstance(error.get(key), str):
-                    return _trim(error[key])
+                    return squeeze(error[key], MESSAGE_LIMIT)
         for key in ("message", "detail"):
             if isinstance(data.get(key), str):
-                return _trim(data[key])
-    return _trim(json.dumps(data))
+                return squeeze(data[key], MESSAGE_LIMIT)
+    return squeeze(json.dumps(data), MESSAGE_LIMIT)
 
 
 _TOOLS_UNSUPPORTED = re.compile(
@@ -319,12 +320,9 @@ def _unavailable(
 
 
 def _transport_detail(exc: httpx.TransportError) -> str:
-    return _trim(str(exc)) or "no detail"
+    return squeeze(str(exc), MESSAGE_LIMIT) or "no detail"
 
 
-def _trim(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
 
 
 def _scrub(text: str, credential: Credential) -> str:

@@ -18,7 +18,7 @@ from ..errors import GitError
 from ..gitcmd import run_git, validate_ref
 from ..tools.gittree import resolve_commit
 from ..tools.limits import ToolLimits
-from ..tools.output import sanitize
+from ..tools.output import for_model
 from ..tools.registry import ToolRegistry, ToolResult
 from ..tools.repo_tools import build_registry
 from .review_tools import ReviewScope, ReviewTools
@@ -89,5 +89,5 @@ class ReviewService:
         try:
             registry = self.registry()
         except Exception as exc:  # the repository changed under us: tell the client why
-            return ToolResult(sanitize(f"Error: {exc}"), is_error=True)
+            return ToolResult(for_model(f"Error: {exc}"), is_error=True)
         return registry.call(name, args)

@@ -30,8 +30,8 @@ from ..options import Settings
 from ..phase_names import PHASES, PHASES_PLUGIN, index
 from ..reporting.actions import ACTIONS_LOG_PLUGIN
 from ..reporting.artifacts import ArtifactWriter, render_diff
+from ..reporting.review_view import ReviewView
 from ..reporting.summary import Summary
-from ..state import REVIEW_KEY, ReviewState
 from .diff_codec import diff_to_json
 from .inputs import StoredDiff, load_rules, rule_file_json, rule_files_of
 from .store import PhaseError, phase_dir, phase_file, sha256_of, write_phase
@@ -43,7 +43,7 @@ def _ours(items: list[pytest.Item]) -> list[pytest.Item]:
     return [i for i in items if i.get_closest_marker(_MARKER) is not None]
 
 
-def write_diff_phase(root: Path, review: ReviewState) -> None:
+def write_diff_phase(root: Path, review: ReviewView) -> None:
     """``phases/diff.json``: the range and the parsed diff the review used."""
     write_phase(root, "diff", {"base_ref": review.base_ref, "base_sha": review.diff.base_sha,
                                "head_sha": review.diff.head_sha, "repository": str(review.repo),
@@ -68,6 +68,7 @@ class PhasePlugin:
         self.deselected: list[pytest.Item] = []
         self.stored_rules: dict[str, Any] | None = None
         self.listed = 0  # review items collected (before this plugin removes them)
+        self.review: ReviewView | None = None  # given by the session when it starts
         workers = getattr(config.option, "numprocesses", None)
         if workers and not self.runs("evaluate"):
             raise pytest.UsageError(
@@ -100,10 +101,10 @@ class PhasePlugin:
 
     # -- session start: stored inputs ---------------------------------------------------
 
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        review = session.config.stash.get(REVIEW_KEY, None)
-        if review is None:
-            return
+    def start(self, review: ReviewView) -> None:
+        """The session started with ``review``: write the diff phase, or take the stored
+        rule files and model triage of a run that starts later."""
+        self.review = review
         if self.runs("diff") and self.controller:
             self._write_diff(review)
         if PHASES[self.first] == "evaluate":
@@ -127,7 +128,7 @@ class PhasePlugin:
                          for a in triage.get("added", [])]
                 save_model_triage(review.session_dir, added, triage.get("record") or {})
 
-    def _write_diff(self, review: ReviewState) -> None:
+    def _write_diff(self, review: ReviewView) -> None:
         write_diff_phase(self.root, review)
         # The human-readable copy next to the other artifacts (redacted like them).
         ArtifactWriter(self.root, own=True).write_text("diff.patch", render_diff(review.diff))
@@ -140,7 +141,7 @@ class PhasePlugin:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
-        review = config.stash.get(REVIEW_KEY, None)
+        review = self.review
         if review is None:
             return
         collected = sorted(_ours(items) + _ours(self.deselected), key=lambda i: i.nodeid)
@@ -164,7 +165,7 @@ class PhasePlugin:
                 f"the ones it lists (missing: {missing}, not listed: {extra}); run "
                 "`secreview rules` again")
 
-    def _write_rules(self, review: ReviewState, collected: list[pytest.Item]) -> None:
+    def _write_rules(self, review: ReviewView, collected: list[pytest.Item]) -> None:
         from ..triage.store import load_model_triage
 
         added, record = load_model_triage(review.session_dir)
@@ -192,7 +193,7 @@ class PhasePlugin:
 
     # -- session finish: outputs -----------------------------------------------------------
 
-    def deliver(self, session: pytest.Session, review: ReviewState, summary: Summary
+    def deliver(self, session: pytest.Session, review: ReviewView, summary: Summary
                 ) -> list[str]:
         """Write this run's outputs; return lines for the terminal summary."""
         lines = [f"phases: {PHASES[self.first]} to {PHASES[self.last]}, artifacts in "

@@ -14,7 +14,7 @@ from typing import Any
 from ..core.severity import Severity, worst_first
 from ..github.client import GitHubClient, GitHubError
 from ..github.context import PullRequest
-from ..reporting.markdown_text import sanitize
+from ..reporting.markdown_text import display_safe
 from ..reporting.model import FindingReport
 
 SUMMARY_MARKER = "<!-- pytest-secreview:summary -->"
@@ -58,7 +58,7 @@ class StateEntry:
 
 def state_entry(finding: FindingReport) -> StateEntry:
     return StateEntry(finding_key(finding), finding.severity, finding.rule, finding.path,
-                      finding.line, sanitize(finding.title)[:_STATE_TITLE])
+                      finding.line, display_safe(finding.title)[:_STATE_TITLE])
 
 
 def encode_state(entries: Sequence[StateEntry]) -> str:
@@ -164,7 +164,7 @@ def upsert_summary(client: GitHubClient, pr: PullRequest, body: str,
     Returns (``"updated"`` | ``"created"`` | ``"written (dry run)"``, id, html URL).
     Raises :class:`GitHubError`.
     """
-    text = sanitize(body)
+    text = display_safe(body)
     if existing is not None:
         try:
             answer = client.patch(

@@ -45,7 +45,7 @@ from ..core.severity import Severity
 from ..github.client import GitHubClient, GitHubError
 from ..github.context import PullRequest
 from ..reporting.markdown import to_markdown
-from ..reporting.markdown_text import GITHUB_COMMENT_LIMIT, notable_threshold
+from ..reporting.markdown_layout import GITHUB_COMMENT_LIMIT, notable_threshold
 from ..reporting.model import FindingReport, Report
 from .comment_state import (
     SUMMARY_MARKER,

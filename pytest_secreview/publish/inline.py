@@ -11,17 +11,14 @@ from ..core.severity import Severity
 from ..diff.model import Diff
 from ..github.client import GitHubClient, GitHubError
 from ..github.context import PullRequest
-from ..reporting.markdown_text import (
-    GITHUB_COMMENT_LIMIT,
+from ..reporting.markdown_finding import (
     ICONS,
-    code_block,
     documentation_line,
-    escape_text,
     finding_prose,
-    inline_code,
     render_comment_template,
-    sanitize,
 )
+from ..reporting.markdown_layout import GITHUB_COMMENT_LIMIT
+from ..reporting.markdown_text import code_block, display_safe, escape_text, inline_code
 from ..reporting.model import FindingReport, Report, RuleReport
 from .comment_state import FINDING_MARKER, FINDING_MARKER_RE, REVIEW_MARKER, finding_key
 from .result import Approve, PublishRun
@@ -96,9 +93,9 @@ def inline_body(finding: FindingReport, rule: RuleReport | None, *, suggestion: 
         parts.append(doc)
     parts.append(f"<sub>rule {inline_code(finding.rule, 120)} · "
                  f"{finding.confidence_text()} · pytest-secreview</sub>")
-    body = sanitize("\n\n".join(parts))
+    body = display_safe("\n\n".join(parts))
     if len(body) > GITHUB_COMMENT_LIMIT:
-        body = sanitize("\n\n".join(parts[:2] + parts[-1:]))
+        body = display_safe("\n\n".join(parts[:2] + parts[-1:]))
     return body
 
 

@@ -21,22 +21,22 @@ from ..reporting.artifacts import ArtifactWriter, dump_json
 from ..reporting.build import build_report
 from ..reporting.merge import DURATIONS_NAME, write_durations
 from ..reporting.model import Report
+from ..reporting.review_view import ReviewView
 from ..reporting.run_binding import ShardBinding, run_key, sha256_file, write_binding
 from ..reporting.summary import Summary
-from ..state import ReviewState
 from .result import Approve
 
 #: What runs after ``summary.json`` is written: the report's renderings and the PR comment.
 STAGES = ("report", "comment")
 
 
-def pull_request(review: ReviewState, env: Mapping[str, str]) -> PullRequest:
+def pull_request(review: ReviewView, env: Mapping[str, str]) -> PullRequest:
     """The PR under review from the environment and the --secreview-pr/--secreview-repo."""
     settings = review.settings
     return pull_request_from_env(env, number=settings.pr, repository=settings.repo)
 
 
-def deliver(review: ReviewState, summary: Summary, env: Mapping[str, str] | None = None,
+def deliver(review: ReviewView, summary: Summary, env: Mapping[str, str] | None = None,
             *, stages: Collection[str] = STAGES) -> tuple[Report, list[str]]:
     """Write every output; return the report and lines for the terminal summary. ``stages``:
     which of the comment and report phases run after the artifacts and ``summary.json`` are
@@ -91,7 +91,7 @@ def report_dir_of(settings: Settings, invocation: Path) -> Path:
     if settings.report:
         return invocation / settings.report
     return invocation / settings.artifacts / "report"
-def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> str:
+def _update_baseline(review: ReviewView, report: Report, invocation: Path) -> str:
     """``--secreview-baseline-update``: rewrite the baseline from this review's findings."""
     from ..reporting.build import batch_paths
     from ..suppression.setup import write_baseline
@@ -110,7 +110,7 @@ def _update_baseline(review: ReviewState, report: Report, invocation: Path) -> s
         return f"baseline not written: {exc}"
 
 
-def _bind_to_run(review: ReviewState, report: Report, report_dir: Path,
+def _bind_to_run(review: ReviewView, report: Report, report_dir: Path,
                  env: Mapping[str, str]) -> str | None:
     """With the run's key (``SECREVIEW_RUN_KEY``), write the shard's binding beside
     ``summary.json`` (see :mod:`.run_binding`); returns the line that says so."""

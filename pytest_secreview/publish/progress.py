@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from ..github.client import GitHubClient, GitHubError
 from ..github.context import PullRequest
-from ..reporting.markdown_text import sanitize
+from ..reporting.markdown_text import display_safe
 from .comment_state import (
     SUMMARY_MARKER,
     ExistingComment,
@@ -129,7 +129,7 @@ class ProgressComment:
                 "_This comment will be replaced by the summary when the review ends._\n")
         if self._state:
             text += f"\n{self._state}\n"
-        return sanitize(text)
+        return display_safe(text)
 
     def _failed(self, exc: GitHubError | OSError) -> None:
         self._failures += 1

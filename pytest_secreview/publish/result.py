@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..github.client import GitHubError
-from ..reporting.markdown_text import sanitize
+from ..reporting.markdown_text import display_safe
 
 #: Asked before each comment is posted: (where, body) -> post it? ``where`` is ``summary`` or
 #: ``path:line``. ``secreview comment --interactive`` asks the person at the terminal.
@@ -65,11 +65,11 @@ class PublishRun:
             mode=self.mode, summary=self.summary, summary_comment_id=self.summary_comment_id,
             summary_url=self.summary_url, inline_posted=self.posted,
             inline_already_posted=self.already, inline_outside_diff=self.outside,
-            inline_rejected=tuple(sanitize(r) for r in self.rejected), resolved=self.resolved,
+            inline_rejected=tuple(display_safe(r) for r in self.rejected), resolved=self.resolved,
             declined=self.declined,
             # Paths come from the pull request: no terminal escapes in what is printed.
-            lines=tuple(sanitize(line) for line in self.lines),
-            warnings=tuple(sanitize(w) for w in self.warnings),
+            lines=tuple(display_safe(line) for line in self.lines),
+            warnings=tuple(display_safe(w) for w in self.warnings),
         )
 
     def failed(self, what: str, exc: GitHubError) -> None:

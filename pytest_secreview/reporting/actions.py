@@ -29,7 +29,7 @@ from collections.abc import Mapping
 import pytest
 
 from ..severity import one_line
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 from .model import FindingReport, Report
 
 __all__ = [
@@ -75,13 +75,12 @@ def escape_property(text: str) -> str:
 
 
 def _clean(text: str | None, limit: int, *, shown: bool = True) -> str:
-    cleaned = strip_control(text or "")
+    cleaned = sanitize(text or "")
     if shown:
         # Line by line: a message is multi-line (escaped as %0A), and no line of it may read
         # as a command once the runner unescapes it for display. A ``file`` property is not
         # shown but matched against the repository, so it keeps its exact characters.
         cleaned = "\n".join(one_line(line) for line in cleaned.split("\n"))
-    cleaned = redact(cleaned)
     if len(cleaned) > limit:
         cleaned = cleaned[: limit - len(_TRUNCATED)] + _TRUNCATED
     return cleaned
@@ -196,7 +195,7 @@ def write_step_summary(markdown: str, env: Mapping[str, str]) -> bool:
     path = env.get("GITHUB_STEP_SUMMARY")
     if not path:
         return False
-    text = redact(strip_control(markdown))
+    text = sanitize(markdown)
     if not text.endswith("\n"):
         text += "\n"
     try:

@@ -13,7 +13,7 @@ from typing import Any
 from ..atomic import UnsafeOutputPath, check_output_path, write_text_atomic
 from ..diff.model import Diff
 from ..rules.loader import RuleSource
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -21,7 +21,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 def redact_data(value: Any) -> Any:
     """``value`` with every string redacted and stripped of control characters."""
     if isinstance(value, str):
-        return redact(strip_control(value))
+        return sanitize(value)
     if isinstance(value, dict):
         return {str(k): redact_data(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -91,7 +91,7 @@ class ArtifactWriter:
         self._claim()
         return write_text_atomic(
             self.root / relative,
-            redact(strip_control(text)) if not relative.endswith(".json") else text)
+            sanitize(text) if not relative.endswith(".json") else text)
 
     def write_inputs(self, diff: Diff, sources: list[RuleSource]) -> None:
         """The diff and a copy of every rule file used (from the revision it was read from)."""

@@ -8,13 +8,13 @@ from ..diff.kinds import exclusion_note
 from ..github.context import PullRequest
 from ..rules.scanner_spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
-from ..state import ReviewState
 from .kind import review_kind
 from .model import ChangeReport, FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
+from .review_view import ReviewView
 from .summary import ItemResult, Summary
 
 
-def _rules(review: ReviewState) -> list[RuleReport]:
+def _rules(review: ReviewView) -> list[RuleReport]:
     rules = []
     for rule in review.rules:  # a broken rule is already a collection error
         rules.append(RuleReport(
@@ -38,7 +38,7 @@ def changes_of(result: ItemResult) -> list[ChangeReport]:
             for c in result.record.changes]
 
 
-def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) -> Report:
+def build_report(review: ReviewView, summary: Summary, pr: PullRequest | None) -> Report:
     """The report of the whole review: the same whatever the order items finished in."""
     items = [
         ItemReport(
@@ -71,7 +71,7 @@ def build_report(review: ReviewState, summary: Summary, pr: PullRequest | None) 
     )
 
 
-def not_reviewed_entries(review: ReviewState, summary: Summary) -> list[NotReviewed]:
+def not_reviewed_entries(review: ReviewView, summary: Summary) -> list[NotReviewed]:
     """What was not (fully) reviewed, one entry per path and rule, sorted: the one list that
     ``summary.json`` holds and that summary.md and the terminal count (in files:
     :func:`~.model.files_not_reviewed`)."""
@@ -103,7 +103,7 @@ def not_reviewed_entries(review: ReviewState, summary: Summary) -> list[NotRevie
     return sorted(not_reviewed, key=lambda n: (n.path, n.rule or "", n.reason))
 
 
-def batch_paths(review: ReviewState) -> dict[str, tuple[str, ...]]:
+def batch_paths(review: ReviewView) -> dict[str, tuple[str, ...]]:
     """Node id of each batch of the general review -> every path it holds."""
     out: dict[str, tuple[str, ...]] = {}
     for batch in review.triage.coverage.batches:
@@ -112,7 +112,7 @@ def batch_paths(review: ReviewState) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def coverage_notes(review: ReviewState) -> list[str]:
+def coverage_notes(review: ReviewView) -> list[str]:
     """One line on the coverage guarantee: how many hunks the general review batched, or
     why nothing guarantees that every hunk is in front of a model."""
     plan = review.triage

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..state import ReviewState
+from .review_view import ReviewView
 
 
-def review_kind(review: ReviewState) -> str | None:
+def review_kind(review: ReviewView) -> str | None:
     """The line every summary starts with when no model is configured: the review is the
     deterministic one, and what needs a model was not collected (not skipped, not failed)."""
     if not review.deterministic_review:

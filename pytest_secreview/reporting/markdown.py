@@ -1,7 +1,10 @@
 """The markdown summary: ``summary.md``, ``GITHUB_STEP_SUMMARY`` and the PR summary comment.
 
 :func:`to_markdown` renders a :class:`~.model.Report` deterministically (same report, same
-bytes) and within a size limit (:mod:`.markdown_fit`). Every text from the pull request or a
+bytes): the header, the findings (:mod:`.markdown_finding`, laid out and fitted into the size
+limit by :mod:`.markdown_layout`), and the sections: suppressions the pull request adds, the
+intent audit, where models disagree, proposed fixes, other suppressed findings, what was
+resolved and what was not reviewed, usage and notes. Every text from the pull request or a
 model goes through the escaping helpers of :mod:`.markdown_text`.
 """
 
@@ -16,26 +19,19 @@ from ..core.severity import Severity, worst_first
 from ..suppression.baseline import muted_without_note
 from .disagreement import disagreements
 from .fixes import fixes_block
-from .intent_markdown import intent_block
-from .markdown_fit import Entry, hard_cut, shorten
-from .markdown_suppressed import added_block, suppressed_block
-from .markdown_text import (
+from .markdown_finding import ICONS, TITLE_LIMIT, finding_blocks, finding_location, suppressed_label
+from .markdown_layout import (
     DEFAULT_FULL_REPORT,
     GITHUB_COMMENT_LIMIT,
-    ICONS,
     SEVERITY_ORDER,
-    TITLE_LIMIT,
-    documentation_line,
-    escape_text,
-    finding_location,
-    finding_meta,
-    finding_prose,
-    headline,
-    inline_code,
+    Entry,
+    findings_section,
+    hard_cut,
     notable_threshold,
-    sanitize,
+    shorten,
 )
-from .model import FindingReport, Outcome, Report, RuleReport
+from .markdown_text import display_safe, escape_text, inline_code
+from .model import FindingReport, ItemReport, Outcome, Report
 
 _LIST_LIMIT = 10  # paths shown per "not reviewed" reason
 _REASONS_LIMIT = 25
@@ -44,17 +40,123 @@ _NOTES_LIMIT = 30
 _NOTE_CHARS = 600
 
 
-def _finding_blocks(finding: FindingReport, rule: RuleReport | None, report: Report,
-                    link_base: str | None) -> tuple[str, str]:
-    """The full block and the one-line brief of a finding."""
-    where = finding_location(finding, head_sha=report.head_sha, link_base=link_base)
-    brief = f"- {headline(finding)} — {where} · rule {inline_code(finding.rule, 120)}"
-    parts = [f"#### {headline(finding)}", f"{where} · {finding_meta(finding)}",
-             *finding_prose(finding)]
-    doc = documentation_line(rule)
-    if doc:
-        parts.append(doc)
-    return "\n\n".join(parts), brief
+def to_markdown(
+    report: Report,
+    *,
+    resolved: Sequence[FindingReport | Mapping[str, Any]] = (),
+    max_chars: int = GITHUB_COMMENT_LIMIT,
+    link_base: str | None = None,
+    full_report: str = DEFAULT_FULL_REPORT,
+) -> str:
+    """Render ``report`` as GitHub-flavoured markdown of at most ``max_chars`` characters.
+
+    ``resolved``: findings of the previous run that are gone now (:class:`FindingReport` or
+    mappings with ``title``, ``path``, ``line``, ``rule``, ``severity``); shown struck through.
+    ``link_base``: ``https://github.com/owner/repo`` (or a GHE server's equivalent) to link
+    each location to ``blob/<head_sha>/<path>#L<line>``; plain ``path:line`` without it.
+    ``full_report``: where the complete report is (trusted markdown), for the note shown when
+    the summary had to be shortened.
+
+    Shortening order: details of findings below ``fail_on`` (lowest severity first), the notes
+    and resolved sections, findings below the notable threshold, details of failing findings
+    (last first), the remaining findings below ``fail_on``, the not-reviewed section, and last
+    failing findings themselves. Room left afterwards is given back worst first. A hard cut
+    at a line is the last resort (a tiny ``max_chars``).
+    """
+    rules = {r.id: r for r in report.rules}
+    threshold = notable_threshold(report.fail_on)
+    entries = []
+    # Suppressed findings are listed in their own blocks, with the reason.
+    for finding in sorted((f for f in report.findings if not f.suppressed),
+                          key=FindingReport.sort_key):
+        full, brief = finding_blocks(finding, rules.get(finding.rule), report, link_base)
+        entries.append(Entry(finding, full, brief))
+    tail = {
+        "resolved": _resolved_block(resolved),
+        "not reviewed": _not_reviewed_block(report),
+        "notes": _notes_block(report),
+        "intent": _intent_block(report),
+        "models": _models_block(report),
+        "fixes": fixes_block(report),
+        "suppressed": _suppressed_block(report, link_base),
+    }
+    added = _added_block(report, link_base)  # never dropped: the reviewer must see these
+    version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
+    footer = f"<sub>pytest-secreview {version}</sub>"
+
+    def assemble(note: str | None, dropped: Sequence[str]) -> str:
+        blocks = [_header(report)]
+        if report.review_kind:  # trusted text of ours: what kind of review this was
+            blocks.append(f"> {report.review_kind}")
+        if note:
+            blocks.append(note)
+        blocks += findings_section(entries, threshold)
+        if added:
+            blocks.append(added)
+        blocks += [tail[name] or "" for name in ("intent", "models", "fixes", "suppressed",
+                                                 "resolved",
+                                                 "not reviewed")
+                   if tail[name] and name not in dropped]
+        blocks.append(_usage_block(report))
+        if tail["notes"] and "notes" not in dropped:
+            blocks.append(tail["notes"])
+        blocks.append(footer)
+        return "\n\n".join(blocks) + "\n"
+
+    text = assemble(None, ())
+    if len(text) > max_chars:
+        text = shorten(entries, tail, assemble, max_chars, full_report, report.fail_on)
+    # A last pass over the whole text: cheap, and a secret can never slip through a seam.
+    text = display_safe(text)
+    return text if len(text) <= max_chars else hard_cut(text, max_chars, full_report)
+
+
+def _header(report: Report) -> str:
+    failing = len(report.failing)
+    errors = report.outcomes.get("error", 0)
+    skipped = report.outcomes.get("skipped", 0)
+    threshold = report.fail_on.value
+    noun = "finding" if failing == 1 else "findings"
+    if failing or errors:
+        icon = "🔴"
+    elif skipped or report.not_reviewed or any(f.suppression_added for f in report.findings):
+        icon = "🟡"  # something needs a look: also a suppression the pull request adds
+    else:
+        icon = "🟢"
+    head = f"## {icon} pytest-secreview: {failing} {noun} at or above {threshold}"
+    if errors:
+        head += f", {errors} item{'s' if errors != 1 else ''} could not be evaluated"
+    if report.not_reviewed and not errors:
+        head += f", {report.files_not_reviewed} not reviewed"
+    where = []
+    if report.repository:
+        where.append(inline_code(report.repository, 200))
+    if report.pull_request:
+        where.append(f"pull request {report.pull_request}")
+    labels: tuple[tuple[Outcome, str], ...] = (
+        ("passed", "passed"), ("failed", "failed"), ("skipped", "skipped"), ("error", "errors"))
+    counts = ", ".join(f"{report.outcomes.get(k, 0)} {label}" for k, label in labels)
+    by_severity = ", ".join(
+        f"{n} {s.value}" for s in SEVERITY_ORDER
+        if (n := sum(1 for f in report.findings if f.severity is s and not f.suppressed))
+    ) or "none"
+    if merged := merged_reports(report.findings):  # one finding per problem, said how
+        by_severity += (f" · {len(report.findings)} finding"
+                        f"{'s' if len(report.findings) != 1 else ''} ({merged} "
+                        f"report{'s' if merged != 1 else ''} merged)")
+    suppressed = sum(1 for f in report.findings if f.suppressed)
+    if suppressed:  # never silent: counted here, listed below
+        by_severity += f" · {suppressed} suppressed"
+        noteless = sum(1 for f in report.findings
+                       if muted_without_note(f.suppression, f.suppression_reason))
+        if noteless:  # an unexplained mute is visible, so someone writes the note
+            by_severity += f" ({noteless} muted by baseline entries without a note)"
+    stats = (
+        " · ".join([*where, f"head {inline_code(report.head_sha[:12])}",
+                    f"base {inline_code(report.base_ref, 200)}"])
+        + f"\n\nItems: {counts} · findings: {by_severity} · fail on {threshold} and above"
+    )
+    return head + "\n\n" + stats
 
 
 def _field(entry: FindingReport | Mapping[str, Any], name: str) -> Any:
@@ -165,155 +267,106 @@ def _notes_block(report: Report) -> str | None:
     return "\n".join(lines)
 
 
-def _header(report: Report) -> str:
-    failing = len(report.failing)
-    errors = report.outcomes.get("error", 0)
-    skipped = report.outcomes.get("skipped", 0)
-    threshold = report.fail_on.value
-    noun = "finding" if failing == 1 else "findings"
-    if failing or errors:
-        icon = "🔴"
-    elif skipped or report.not_reviewed or any(f.suppression_added for f in report.findings):
-        icon = "🟡"  # something needs a look: also a suppression the pull request adds
-    else:
-        icon = "🟢"
-    head = f"## {icon} pytest-secreview: {failing} {noun} at or above {threshold}"
-    if errors:
-        head += f", {errors} item{'s' if errors != 1 else ''} could not be evaluated"
-    if report.not_reviewed and not errors:
-        head += f", {report.files_not_reviewed} not reviewed"
-    where = []
-    if report.repository:
-        where.append(inline_code(report.repository, 200))
-    if report.pull_request:
-        where.append(f"pull request {report.pull_request}")
-    labels: tuple[tuple[Outcome, str], ...] = (
-        ("passed", "passed"), ("failed", "failed"), ("skipped", "skipped"), ("error", "errors"))
-    counts = ", ".join(f"{report.outcomes.get(k, 0)} {label}" for k, label in labels)
-    by_severity = ", ".join(
-        f"{n} {s.value}" for s in SEVERITY_ORDER
-        if (n := sum(1 for f in report.findings if f.severity is s and not f.suppressed))
-    ) or "none"
-    if merged := merged_reports(report.findings):  # one finding per problem, said how
-        by_severity += (f" · {len(report.findings)} finding"
-                        f"{'s' if len(report.findings) != 1 else ''} ({merged} "
-                        f"report{'s' if merged != 1 else ''} merged)")
-    suppressed = sum(1 for f in report.findings if f.suppressed)
-    if suppressed:  # never silent: counted here, listed below
-        by_severity += f" · {suppressed} suppressed"
-        noteless = sum(1 for f in report.findings
-                       if muted_without_note(f.suppression, f.suppression_reason))
-        if noteless:  # an unexplained mute is visible, so someone writes the note
-            by_severity += f" ({noteless} muted by baseline entries without a note)"
-    stats = (
-        " · ".join([*where, f"head {inline_code(report.head_sha[:12])}",
-                    f"base {inline_code(report.base_ref, 200)}"])
-        + f"\n\nItems: {counts} · findings: {by_severity} · fail on {threshold} and above"
-    )
-    return head + "\n\n" + stats
+# -- suppressed findings: never silent. They are counted in the header and listed with why
+# they do not count; what the pull request mutes itself gets a block of its own, near the top
+# and never dropped to fit the size limit, so the reviewer sees what the author muted.
+
+_SUPPRESSED_LIMIT = 20  # findings listed per block; the rest are counted
+_REASON_CHARS = 300
 
 
-def to_markdown(
-    report: Report,
-    *,
-    resolved: Sequence[FindingReport | Mapping[str, Any]] = (),
-    max_chars: int = GITHUB_COMMENT_LIMIT,
-    link_base: str | None = None,
-    full_report: str = DEFAULT_FULL_REPORT,
-) -> str:
-    """Render ``report`` as GitHub-flavoured markdown of at most ``max_chars`` characters.
-
-    ``resolved``: findings of the previous run that are gone now (:class:`FindingReport` or
-    mappings with ``title``, ``path``, ``line``, ``rule``, ``severity``); shown struck through.
-    ``link_base``: ``https://github.com/owner/repo`` (or a GHE server's equivalent) to link
-    each location to ``blob/<head_sha>/<path>#L<line>``; plain ``path:line`` without it.
-    ``full_report``: where the complete report is (trusted markdown), for the note shown when
-    the summary had to be shortened.
-
-    Shortening order: details of findings below ``fail_on`` (lowest severity first), the notes
-    and resolved sections, findings below the notable threshold, details of failing findings
-    (last first), the remaining findings below ``fail_on``, the not-reviewed section, and last
-    failing findings themselves. Room left afterwards is given back worst first. A hard cut
-    at a line is the last resort (a tiny ``max_chars``).
-    """
-    rules = {r.id: r for r in report.rules}
-    threshold = notable_threshold(report.fail_on)
-    entries = []
-    # Suppressed findings are listed in their own blocks, with the reason.
-    for finding in sorted((f for f in report.findings if not f.suppressed),
-                          key=FindingReport.sort_key):
-        full, brief = _finding_blocks(finding, rules.get(finding.rule), report, link_base)
-        entries.append(Entry(finding, full, brief))
-    tail = {
-        "resolved": _resolved_block(resolved),
-        "not reviewed": _not_reviewed_block(report),
-        "notes": _notes_block(report),
-        "intent": intent_block(report),
-        "models": _models_block(report),
-        "fixes": fixes_block(report),
-        "suppressed": suppressed_block(report, link_base),
-    }
-    added = added_block(report, link_base)  # never dropped: the reviewer must see these
-    version = re.sub(r"[^0-9A-Za-z.+-]", "", report.tool_version)[:40]
-    footer = f"<sub>pytest-secreview {version}</sub>"
-
-    def assemble(note: str | None, dropped: Sequence[str]) -> str:
-        blocks = [_header(report)]
-        if report.review_kind:  # trusted text of ours: what kind of review this was
-            blocks.append(f"> {report.review_kind}")
-        if note:
-            blocks.append(note)
-        blocks += _findings_section(entries, threshold)
-        if added:
-            blocks.append(added)
-        blocks += [tail[name] or "" for name in ("intent", "models", "fixes", "suppressed",
-                                                 "resolved",
-                                                 "not reviewed")
-                   if tail[name] and name not in dropped]
-        blocks.append(_usage_block(report))
-        if tail["notes"] and "notes" not in dropped:
-            blocks.append(tail["notes"])
-        blocks.append(footer)
-        return "\n\n".join(blocks) + "\n"
-
-    text = assemble(None, ())
-    if len(text) > max_chars:
-        text = shorten(entries, tail, assemble, max_chars, full_report, report.fail_on)
-    # A last pass over the whole text: cheap, and a secret can never slip through a seam.
-    text = sanitize(text)
-    return text if len(text) <= max_chars else hard_cut(text, max_chars, full_report)
+def _suppression_reason(finding: FindingReport) -> str:
+    return finding.suppression_reason if finding.suppression else finding.triage_reason
 
 
-def _findings_section(entries: list[Entry], threshold: Severity) -> list[str]:
-    """Findings grouped by severity, worst first; groups below ``threshold`` collapsed."""
-    blocks: list[str] = []
-    omitted = sum(1 for e in entries if e.level == 0)
-    for severity in SEVERITY_ORDER:
-        group = [e for e in entries if e.finding.severity is severity and e.level > 0]
-        if not group:
-            continue
-        total = sum(1 for e in entries if e.finding.severity is severity)
-        title = f"{ICONS[severity]} {severity.value} ({total})"
-        collapsed = not severity.at_least(threshold)
-        parts: list[str] = []
-        briefs: list[str] = []
-        for entry in group:
-            if entry.level == 2:
-                if briefs:
-                    parts.append("\n".join(briefs))
-                    briefs = []
-                parts.append(entry.full)
-            else:
-                briefs.append(entry.brief)
-        if briefs:
-            parts.append("\n".join(briefs))
-        body = "\n\n".join(parts)
-        if collapsed:
-            blocks.append(f"<details><summary><b>{title}</b></summary>\n\n{body}\n\n</details>")
-        else:
-            blocks.append(f"### {title}\n\n{body}")
-    if omitted:
-        blocks.append(f"_… and {omitted} more findings not shown here._")
-    if not entries:
-        blocks.append("No findings.")
-    return blocks
+def _suppressed_line(finding: FindingReport, report: Report, link_base: str | None) -> str:
+    where = finding_location(finding, head_sha=report.head_sha, link_base=link_base)
+    reason = (escape_text(_suppression_reason(finding), _REASON_CHARS, one_line=True)
+              or "no reason given")
+    return (f"- {ICONS[finding.severity]} {finding.severity.value} · "
+            f"{escape_text(finding.title, 200, one_line=True)} — {where} · rule "
+            f"{inline_code(finding.rule, 120)} · {suppressed_label(finding)}: {reason}")
+
+
+def _suppressed_listing(findings: list[FindingReport], report: Report,
+                        link_base: str | None) -> list[str]:
+    ordered = sorted(findings, key=FindingReport.sort_key)
+    lines = [_suppressed_line(f, report, link_base) for f in ordered[:_SUPPRESSED_LIMIT]]
+    if len(ordered) > _SUPPRESSED_LIMIT:
+        lines.append(f"- … and {len(ordered) - _SUPPRESSED_LIMIT} more in `summary.json`")
+    return lines
+
+
+def _added_block(report: Report, link_base: str | None) -> str | None:
+    """Findings muted by a suppression comment the pull request itself adds."""
+    added = [f for f in report.findings if f.suppression == "inline" and f.suppression_added]
+    if not added:
+        return None
+    return "\n".join([
+        f"### 🔕 Suppressions added by this pull request ({len(added)})", "",
+        "> [!IMPORTANT]\n> These findings are muted by `secreview: ignore` comments this pull "
+        "request adds. Check each reason before approving.", "",
+        *_suppressed_listing(added, report, link_base)])
+
+
+def _suppressed_block(report: Report, link_base: str | None) -> str | None:
+    """Every other suppressed finding: kept, with the reason, failing nothing."""
+    rest = [f for f in report.findings if f.suppressed
+            and not (f.suppression == "inline" and f.suppression_added)]
+    if not rest:
+        return None
+    return "\n".join([
+        f"<details><summary><b>🔕 Suppressed ({len(rest)})</b>: reported, failing nothing"
+        "</summary>", "", *_suppressed_listing(rest, report, link_base), "", "</details>"])
+
+
+# -- the intent audit: the deterministic risk evidence and each model's judgment shown apart,
+# so a reader who trusts only the math reads the first part.
+
+#: Evidence lines shown per audit item (the JSON report has all of them).
+_EVIDENCE_LIMIT = 15
+_VERDICT_ICON = {"MATCH": "✅", "SUSPICIOUS": "⚠️", "LIE": "🛑", "ERROR": "❗"}
+
+
+def _intent_lines(item: ItemReport) -> list[str]:
+    lines: list[str] = []
+    evidence = item.risk_evidence
+    if evidence is not None:
+        counts = ", ".join(f"{name} ({count})" for name, count in sorted(evidence.counts.items()))
+        lines += [f"**Risk evidence** (deterministic, from the diff alone): {counts or 'none'}",
+                  ""]
+        for entry in evidence.items[:_EVIDENCE_LIMIT]:
+            where = f"{entry.path}:{entry.line}" if entry.line else entry.path
+            side = " (removed)" if entry.side == "removed" else ""
+            lines.append(f"- {inline_code(where, 200)} {entry.category} · "
+                         f"{escape_text(entry.signal, 100, one_line=True)}{side}: "
+                         f"{inline_code(entry.text, 200)}")
+        hidden = len(evidence.items) - _EVIDENCE_LIMIT + evidence.truncated
+        if hidden > 0:
+            lines.append(f"- … and {hidden} more in the JSON report")
+        lines.append("")
+    if not item.assessments:
+        why = escape_text(item.reason or item.outcome, 300, one_line=True)
+        lines.append(f"**Judgment:** none ({why})")
+    for assessment in item.assessments:
+        icon = _VERDICT_ICON.get(assessment.verdict or "", "")
+        lines.append(f"**Judgment** by {inline_code(assessment.model, 120)}: {icon} "
+                     f"**{assessment.verdict}**")
+        if assessment.summary:
+            lines.append(f"> {escape_text(assessment.summary, 2_000, one_line=True)}")
+        if assessment.error:
+            lines.append(f"> error: {escape_text(assessment.error, 500, one_line=True)}")
+    return lines
+
+
+def _intent_block(report: Report) -> str | None:
+    """The ``Intent audit`` section, or None when no item audited intent."""
+    audited = [item for item in report.items
+               if item.risk_evidence is not None
+               or any(a.verdict is not None for a in item.assessments)]
+    if not audited:
+        return None
+    lines = ["### Intent audit: does the change do what it says?", ""]
+    for item in audited:
+        lines += [*_intent_lines(item), ""]
+    return "\n".join(lines).rstrip()

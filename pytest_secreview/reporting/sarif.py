@@ -35,7 +35,7 @@ from urllib.parse import quote, urlsplit
 from ..atomic import write_text_atomic
 from ..core.findings import PR_PATH
 from ..core.severity import Severity
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import redact, sanitize, strip_control
 from .model import FindingReport, Report, RuleReport
 from .sarif_flow import code_flow
 
@@ -114,7 +114,7 @@ _NOTIFICATION_INDEX = {id_: i for i, (id_, _) in enumerate(_NOTIFICATIONS)}
 
 def _clean(text: str | None, limit: int = _TEXT_CHARS) -> str:
     """Control characters stripped, secrets redacted, and cut to ``limit`` characters."""
-    cleaned = redact(strip_control(text or ""))
+    cleaned = sanitize(text or "")
     if len(cleaned) > limit:
         cleaned = cleaned[: limit - len(_TRUNCATED)] + _TRUNCATED
     return cleaned

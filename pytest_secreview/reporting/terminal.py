@@ -10,9 +10,9 @@ from ..core.severity import Severity
 from ..phase_names import PHASES_PLUGIN
 from ..rules.loader import BUNDLED
 from ..severity import one_line
-from ..state import ReviewState
 from .disagreement import disagreements
 from .kind import review_kind
+from .review_view import ReviewView
 from .summary import ItemResult, Summary
 
 #: Terminal markup of each severity in the findings list (a muted finding is not coloured).
@@ -29,7 +29,7 @@ MAX_PER_REASON = 10
 
 
 def write_summary(
-    tr: TerminalReporter, review: ReviewState, summary: Summary, outputs: list[str],
+    tr: TerminalReporter, review: ReviewView, summary: Summary, outputs: list[str],
     collected: int = 0,
 ) -> None:
     """Write the ``secreview`` section of pytest's terminal summary. ``collected`` is the
@@ -183,7 +183,7 @@ def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> No
         )
 
 
-def write_not_reviewed(tr: TerminalReporter, review: ReviewState, summary: Summary) -> None:
+def write_not_reviewed(tr: TerminalReporter, review: ReviewView, summary: Summary) -> None:
     """What was not reviewed, counted as summary.md and summary.json count it (one list:
     :func:`~.build.not_reviewed_entries`), each reason once with its number of paths."""
     from .build import not_reviewed_entries  # the report model loads only when a review ran
@@ -216,7 +216,7 @@ def _findings_note(result: ItemResult) -> str:
     return f"  ({len(found)} deterministic finding(s), worst {worst.value})"
 
 
-def write_coverage(tr: TerminalReporter, review: ReviewState) -> None:
+def write_coverage(tr: TerminalReporter, review: ReviewView) -> None:
     """The coverage line and what the general review left out (grouped by reason)."""
     from .build import coverage_notes  # the report model loads only when a review ran
 

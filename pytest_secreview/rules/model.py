@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ..analysis.spec import TaintSpec
-from ..core.severity import Severity
+from ..core.severity import Severity, severity_text
 from ..safe_regex import SafePattern
 from .scanner_spec import check_args
 from .taint import TaintSection
@@ -75,10 +75,7 @@ class DetectPattern(_Strict):
     )
     recommendation: str = ""
 
-    @field_validator("severity", mode="before")
-    @classmethod
-    def _upper(cls, value: object) -> object:
-        return value.upper() if isinstance(value, str) else value
+    _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
 
 
 # -- scanner: an external scanner run as (part of) the rule --------------------------------
@@ -256,10 +253,7 @@ class RuleFrontmatter(_Strict):
         "(good): `secreview test-rules` checks them.",
     )
 
-    @field_validator("severity", mode="before")
-    @classmethod
-    def _upper(cls, value: object) -> object:
-        return value.upper() if isinstance(value, str) else value
+    _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
 
 
 @dataclass(frozen=True)

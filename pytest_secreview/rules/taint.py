@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..analysis.spec import Condition, PropagatorSpec, SinkSpec, SourceSpec, TaintSpec
-from ..core.severity import Severity
+from ..core.severity import Severity, severity_text
 
 _PATTERN = r"^[A-Za-z0-9_*.\[\]()]+$"
 
@@ -94,10 +94,7 @@ class TaintSection(_Strict):
                                       description="Severity of a flow from a web source "
                                                   "(default: the rule's); local: at most HIGH.")
 
-    @field_validator("severity", mode="before")
-    @classmethod
-    def _upper(cls, value: object) -> object:
-        return value.upper() if isinstance(value, str) else value
+    _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
 
 
 def _condition(c: TaintCondition) -> Condition:

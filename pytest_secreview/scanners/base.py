@@ -138,7 +138,7 @@ def run_command(command: Sequence[str], *, cwd: Path, env: dict[str, str], timeo
                 ok_codes: Sequence[int], name: str) -> tuple[bytes, float]:
     """Run a scanner; its stdout and the seconds it took. A bad exit status or the time limit
     is :class:`ScannerCrashed` with the tail of stderr (redacted)."""
-    from ..tools.redaction import redact, strip_control
+    from ..tools.redaction import sanitize
 
     start = time.monotonic()
     try:
@@ -151,7 +151,7 @@ def run_command(command: Sequence[str], *, cwd: Path, env: dict[str, str], timeo
     seconds = time.monotonic() - start
     if proc.returncode not in ok_codes:
         tail = proc.stderr.decode("utf-8", "replace")[-STDERR_TAIL:].strip()
-        tail = redact(strip_control(tail)) or "(no output on stderr)"
+        tail = sanitize(tail) or "(no output on stderr)"
         raise ScannerCrashed(f"{name} exited with status {proc.returncode}: {tail}")
     return proc.stdout, seconds
 

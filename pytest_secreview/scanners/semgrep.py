@@ -39,23 +39,6 @@ SEVERITY = {
     "LOW": Severity.LOW,
 }
 
-#: Registry and remote config forms semgrep would fetch over the network.
-_REMOTE_PREFIXES = ("p/", "r/", "s/", "c/", "tr/", "http://", "https://")
-_REMOTE_NAMES = ("auto", "policy", "supply-chain")
-
-
-def refuse_remote(value: str) -> str:
-    """``value`` if it can name a local semgrep config, else ``ValueError`` saying why."""
-    lowered = value.strip().lower()
-    if lowered in _REMOTE_NAMES or lowered.startswith(_REMOTE_PREFIXES):
-        raise ValueError(
-            f"{value!r} is a semgrep registry or remote config; pytest-secreview runs semgrep "
-            "offline with local rule files only. Download the rules you want once, commit "
-            "them (e.g. .semgrep/rules.yml) and pass that path"
-        )
-    return value
-
-
 def executable() -> str | None:
     """The ``semgrep`` of the plugin's own environment, else the one on PATH."""
     local = Path(sysconfig.get_path("scripts")) / "semgrep"

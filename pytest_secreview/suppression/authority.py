@@ -5,7 +5,7 @@ Anyone can open a pull request that adds ``secreview: ignore[rule] fine`` next t
 adds. The same permission check as mention mode's (:func:`~..github.access.check_access`,
 ``GET /repos/{owner}/{repo}/collaborators/{author}/permission``) is asked once, on the
 controller, and only when a changed hunk holds a suppression comment; the answer travels to the
-workers with the rest of the start-up (``state.Handoff``). No token, no pull request context,
+workers with the rest of the start-up (``handoff.Handoff``). No token, no pull request context,
 a bot or any answer but admin, maintain or write: not a maintainer's (fail closed).
 """
 

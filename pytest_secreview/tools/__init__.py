@@ -13,8 +13,8 @@ from .errors import GateDenied, SandboxError, ToolError
 from .gate import Denial, Gate, deny_reason
 from .github_tools import FetchPRFiles, GitHubPRContext
 from .limits import ToolLimits
-from .output import MAX_OUTPUT_CHARS, sanitize, truncate
-from .redaction import SecretMatch, find_secrets, redact, strip_control
+from .output import MAX_OUTPUT_CHARS, for_model, truncate
+from .redaction import SecretMatch, find_secrets, redact, sanitize, strip_control
 from .registry import Tool, ToolRegistry, ToolResult, ToolUsage
 from .repo_tools import build_registry
 from .sandbox import clean_relative, resolve_in_root, resolve_in_tree
@@ -38,6 +38,7 @@ __all__ = [
     "clean_relative",
     "deny_reason",
     "find_secrets",
+    "for_model",
     "redact",
     "resolve_in_root",
     "resolve_in_tree",

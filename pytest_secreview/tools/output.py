@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .redaction import redact, strip_control
+from .redaction import sanitize
 
 #: Hard limit on every tool result, in characters (docs/security.md, "Repository tools").
 MAX_OUTPUT_CHARS = 50_000
@@ -21,8 +21,8 @@ def truncate(text: str, limit: int = MAX_OUTPUT_CHARS, *, hidden: int = 0) -> st
     return f"{kept}\n[... truncated: {missing} more characters ...]"
 
 
-def sanitize(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
-    """Strip control characters, redact secrets, then truncate to ``limit``.
+def for_model(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """``text`` sanitized (:func:`.redaction.sanitize`), then truncated to ``limit``.
 
     Redaction runs before truncation so a secret straddling the cut is still recognised whole.
     Only a prefix a few times the limit is redacted: the rest would be cut anyway, and a
@@ -30,7 +30,7 @@ def sanitize(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
     """
     window = limit * 4
     hidden = max(0, len(text) - window)
-    clean = redact(strip_control(text[:window]))
+    clean = sanitize(text[:window])
     return truncate(valid_utf8(clean), limit, hidden=hidden)
 
 

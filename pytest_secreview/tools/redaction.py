@@ -429,3 +429,12 @@ def strip_control(text: str) -> str:
     a carriage return could hide a line. Printable text is left untouched.
     """
     return _ANSI.sub("", text).translate(_CONTROL)
+
+
+def sanitize(text: str) -> str:
+    """The one cleaning of untrusted text before it is kept, shown or handed on: terminal
+    escapes and control characters removed (``\\n`` and ``\\t`` kept), then secrets redacted.
+
+    In this order, and before any escaping for an output format: a secret split by a control
+    character, or assigned with a tab, is still recognised whole."""
+    return redact(strip_control(text))

@@ -23,7 +23,7 @@ from ..errors import SecreviewError
 from ..logs import get_logger
 from .errors import GateDenied, SandboxError
 from .gate import Denial, Gate, display_path
-from .output import MAX_OUTPUT_CHARS, sanitize
+from .output import MAX_OUTPUT_CHARS, for_model
 from .sandbox import clean_relative
 from .schema import described, tool_schema
 
@@ -218,7 +218,7 @@ class ToolRegistry:
             )
         if not isinstance(text, str):
             return self._error(f"Error: {tool.name} returned no text.")
-        return ToolResult(sanitize(text, self.max_output_chars))
+        return ToolResult(for_model(text, self.max_output_chars))
 
     def _check_paths(self, tool: Tool, parsed: BaseModel) -> None:
         for param in tool.path_params:
@@ -237,9 +237,9 @@ class ToolRegistry:
     def _error(self, text: str) -> ToolResult:
         with self._count_lock:
             self._errors += 1
-        return ToolResult(sanitize(text, self.max_output_chars), is_error=True)
+        return ToolResult(for_model(text, self.max_output_chars), is_error=True)
 
     def _deny(self, text: str) -> ToolResult:
         with self._count_lock:
             self._denied += 1
-        return ToolResult(sanitize(text, self.max_output_chars), is_error=True, denied=True)
+        return ToolResult(for_model(text, self.max_output_chars), is_error=True, denied=True)

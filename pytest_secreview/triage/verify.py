@@ -23,11 +23,11 @@ from ..agent.loop import AgentLoop, ReviewRequest, final_tool
 from ..agent.report_tool import invalid_arguments
 from ..core.findings import FACT_CATEGORIES, Finding
 from ..core.record import DETERMINISTIC, provenance
-from ..core.severity import Severity
+from ..core.severity import Severity, severity_text
 from ..errors import EvaluationError, SecreviewError
 from ..llm.errors import LLMError
 from ..llm.messages import ToolSpec
-from ..tools.redaction import redact, strip_control
+from ..tools.redaction import sanitize
 from ..tools.registry import ToolRegistry
 from ..tools.schema import described, tool_schema
 from ..usage import ReviewUsage
@@ -67,10 +67,7 @@ class _Verdict(BaseModel):
     def _strip(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
 
-    @field_validator("severity", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.strip().upper() if isinstance(value, str) else value
+    _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
 
     @model_validator(mode="after")
     def _confirm_only(self) -> _Verdict:
@@ -167,7 +164,7 @@ def verify_findings(
             raise ValueError(f"indexes {out_of_range} are not findings; number 1 to {len(chosen)}")
         verdicts.clear()
         for v in parsed.verdicts:
-            verdicts[v.index] = (v.verdict, redact(strip_control(v.reason)).replace("\n", " "),
+            verdicts[v.index] = (v.verdict, sanitize(v.reason).replace("\n", " "),
                                  v.confidence, v.severity)
         return []
 

@@ -1,7 +1,9 @@
-"""Fitting the markdown summary into a size limit (GitHub refuses comment bodies over 65,536
-characters): findings are shortened, then omitted, and sections dropped, least valuable first,
-and the room left is given back worst first. What fails the check stays longest; what was not
-reviewed goes nearly last (fail closed: say what was not checked)."""
+"""The layout of the summary as a PR comment: findings grouped by severity, worst first, the
+groups below the notable threshold collapsed, and the whole fitted into GitHub's limit of
+65,536 characters. To fit, findings are shortened, then omitted, and sections dropped, least
+valuable first, and the room left is given back worst first. What fails the check stays
+longest; what was not reviewed goes nearly last (fail closed: say what was not checked).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +12,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..core.severity import Severity
-from .markdown_text import SEVERITY_ORDER, notable_threshold
+from .markdown_finding import ICONS
 from .model import FindingReport
+
+#: GitHub's maximum length of an issue or review comment body, in characters.
+GITHUB_COMMENT_LIMIT = 65_536
+SEVERITY_ORDER = sorted(Severity, key=lambda s: -s.rank)
+DEFAULT_FULL_REPORT = "in `summary.json` and the other report files of this run"
+
+
+def notable_threshold(fail_on: Severity) -> Severity:
+    """The lower of ``fail_on`` and MEDIUM: findings at or above it are shown expanded in the
+    summary and commented inline; lower ones are collapsed and stay in the summary only."""
+    return fail_on if fail_on.rank < Severity.MEDIUM.rank else Severity.MEDIUM
 
 
 @dataclass
@@ -20,6 +33,41 @@ class Entry:
     full: str
     brief: str
     level: int = 2  # 2 full, 1 brief, 0 omitted
+
+
+def findings_section(entries: list[Entry], threshold: Severity) -> list[str]:
+    """Findings grouped by severity, worst first; groups below ``threshold`` collapsed."""
+    blocks: list[str] = []
+    omitted = sum(1 for e in entries if e.level == 0)
+    for severity in SEVERITY_ORDER:
+        group = [e for e in entries if e.finding.severity is severity and e.level > 0]
+        if not group:
+            continue
+        total = sum(1 for e in entries if e.finding.severity is severity)
+        title = f"{ICONS[severity]} {severity.value} ({total})"
+        collapsed = not severity.at_least(threshold)
+        parts: list[str] = []
+        briefs: list[str] = []
+        for entry in group:
+            if entry.level == 2:
+                if briefs:
+                    parts.append("\n".join(briefs))
+                    briefs = []
+                parts.append(entry.full)
+            else:
+                briefs.append(entry.brief)
+        if briefs:
+            parts.append("\n".join(briefs))
+        body = "\n\n".join(parts)
+        if collapsed:
+            blocks.append(f"<details><summary><b>{title}</b></summary>\n\n{body}\n\n</details>")
+        else:
+            blocks.append(f"### {title}\n\n{body}")
+    if omitted:
+        blocks.append(f"_… and {omitted} more findings not shown here._")
+    if not entries:
+        blocks.append("No findings.")
+    return blocks
 
 
 def truncation_note(entries: list[Entry], dropped_sections: list[str], max_chars: int,
