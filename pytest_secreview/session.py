@@ -267,6 +267,8 @@ class ReviewSession:
 
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter,
                                 config: pytest.Config) -> None:
+        if not self.controller:
+            return  # an xdist worker's terminal is nobody's: the controller's summary counts
         mention = config.pluginmanager.get_plugin("secreview-mention")
         if mention is not None:
             mention.write_summary(terminalreporter)

@@ -17,7 +17,8 @@ import pytest
 
 from .severity import one_line
 
-#: The values of ``--secreview-unreviewed``.
+#: The values of ``--secreview-unreviewed`` and its default (the option table takes them
+#: from here).
 POLICIES = ("fail", "warn", "skip")
 DEFAULT_POLICY = "warn"
 #: The user property that carries why an item was not reviewed (without the file name, so
