@@ -213,12 +213,6 @@ class ReviewState:
                      semgrep_configs=self.settings.semgrep_config)
 
 
-EVALUATION_KEY = pytest.StashKey[Evaluation]()
-#: An item's record and what ``decide`` made of it (JSON-safe: it travels with the setup
-#: report to the xdist controller, as ``report.secreview_record``).
-RECORD_KEY = pytest.StashKey[dict[str, Any]]()
-#: What an item sent and received, for the artifacts directory (no file bodies).
-ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
 
 

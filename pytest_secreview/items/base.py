@@ -21,12 +21,18 @@ from ..core.decide import Outcome, Verdict, decide
 from ..core.record import ItemRecord
 from ..errors import EvaluationError
 from ..severity import one_line
-from ..state import ARTIFACT_KEY, RECORD_KEY, ReviewState, review_state
+from ..state import ReviewState, review_state
 from ..unreviewed import NOT_REVIEWED_PROPERTY, UnreviewedFailure, judge_unreviewed
 from .failure import FindingsFailure, findings_repr
 
 #: Built once: looking the marker up per item is measurable with thousands of items.
 _MARK = pytest.mark.secreview
+#: An item's record and what ``decide`` made of it (JSON-safe: it travels with the setup
+#: report to the xdist controller, as ``report.secreview_record``).
+RECORD_KEY = pytest.StashKey[dict[str, Any]]()
+#: What an item sent and received, for the artifacts directory (no file bodies); it travels
+#: with the setup report as ``report.secreview_artifact``.
+ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 
 
 class ReviewItem(pytest.Item):

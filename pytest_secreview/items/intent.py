@@ -20,9 +20,8 @@ from ..errors import EvaluationError
 from ..notices import record_warning
 from ..rules.model import Rule
 from ..severity import one_line
-from ..state import ARTIFACT_KEY
 from ..unreviewed import judge_unreviewed
-from .base import ReviewItem
+from .base import ARTIFACT_KEY, ReviewItem
 
 if TYPE_CHECKING:
     from ..audit.evidence import RiskEvidence

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ..agent.prompt import hunks_text
 from ..core.decide import Outcome, Verdict
 from ..core.findings import Finding
@@ -14,8 +16,10 @@ from ..errors import EvaluationError, RuleError
 from ..evaluation.evaluate import Evaluation
 from ..rules.matcher import BatchTarget, DataflowTarget, Target
 from ..severity import one_line
-from ..state import ARTIFACT_KEY, EVALUATION_KEY
-from .base import ReviewItem
+from .base import ARTIFACT_KEY, ReviewItem
+
+#: A rule item's evaluation, from its setup to its call phase.
+EVALUATION_KEY = pytest.StashKey[Evaluation]()
 
 
 class BrokenRuleItem(ReviewItem):
