@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import pytest
 
-from .errors import RuleError
+from .errors import BROKEN_RULE_NAME, RuleError
 from .items.intent import IntentItem
 from .items.rule import BrokenRuleItem, RuleItem
 from .rules.loader import RuleSource
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 #: An item type, kept through :func:`announce_collected`.
 ItemT = TypeVar("ItemT", bound=pytest.Item)
 
-#: The name of the error item of a rule file that is not a valid rule.
-BROKEN_RULE_NAME = "invalid-rule"
 #: The node id of the mention-mode session's only item.
 MENTION_NODEID = "secreview::mention"
 

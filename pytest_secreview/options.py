@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 import pytest
 
@@ -38,6 +38,14 @@ _T = TypeVar("_T")
 #: Characters of hunks pre-loaded into one item's prompt (``--secreview-max-context-chars``);
 #: above a coverage batch's 40,000, so the general review's batches fit whole by default.
 DEFAULT_MAX_CONTEXT_CHARS = 60_000
+
+#: With several models, which model findings count (``--secreview-consensus``); the
+#: evaluation's consensus and the cache key read them from here.
+ConsensusPolicy = Literal["any", "majority", "all"]
+CONSENSUS_POLICIES: tuple[ConsensusPolicy, ...] = get_args(ConsensusPolicy)
+#: What is posted on the pull request (``--secreview-comment``); publishing reads it from here.
+CommentMode = Literal["off", "summary", "inline", "all"]
+COMMENT_MODES: tuple[CommentMode, ...] = get_args(CommentMode)
 
 
 def _price(value: str) -> tuple[str, Price]:
@@ -191,7 +199,7 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("consensus", "with several models, which model findings count: any (default: "
                "a location reported by any model), majority (by more than half of the models) "
                "or all (by every model); deterministic findings always count",
-               choices=("any", "majority", "all"), default="any", gate=True),
+               choices=CONSENSUS_POLICIES, default="any", gate=True),
     OptionSpec("triage", "how rules are chosen for the changed files: rules (default: each "
                "rule's globs and patterns, plus the general security-review of every hunk no "
                "rule matched) or model (the model also reads the PR's file list and may add "
@@ -276,7 +284,7 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=Path, metavar="PATH"),
     OptionSpec("comment", "what to post on the pull request: off, summary, inline or all "
                "(default: summary when a token and a PR are known)",
-               choices=("off", "summary", "inline", "all")),
+               choices=COMMENT_MODES),
     OptionSpec("progress", "post a 'reviewing N of M' comment that becomes the summary",
                parse=flag, flag=True),
     OptionSpec("progress-interval", "least seconds between two edits of the progress "

@@ -248,11 +248,10 @@ def test_the_default_a_help_text_states_is_the_tables(spec: OptionSpec) -> None:
     assert _shown(spec.default) in stated, spec.help
 
 
-def test_the_modules_that_act_on_a_choice_accept_exactly_the_tables_values() -> None:
-    # Kept beside the code that acts on them (a Literal type for mypy, a check of the argument
-    # for callers outside the pytest run); the table must offer exactly those.
-    from pytest_secreview.agent.output import CONSENSUS_POLICIES
-    from pytest_secreview.publish.comments import MODES, Mode
+def test_every_consensus_policy_the_table_offers_decides_its_own_vote_count() -> None:
+    # The policies are declared once (options.CONSENSUS_POLICIES); each one the table offers
+    # must mean something different to the consensus, not fall through to a default.
+    from pytest_secreview.agent.output import required_votes
 
-    assert BY_NAME["consensus"].choices == CONSENSUS_POLICIES
-    assert BY_NAME["comment"].choices == MODES == typing.get_args(Mode)
+    votes = {policy: required_votes(policy, 3) for policy in BY_NAME["consensus"].choices}
+    assert votes == {"any": 1, "majority": 2, "all": 3}
