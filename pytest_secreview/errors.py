@@ -24,6 +24,11 @@ class DiffParseError(SecreviewError, ValueError):
     """The patch text is not well-formed ``git diff`` output; the message says where."""
 
 
+#: The name of the error item that stands for a rule file which is not a valid rule (the
+#: collection makes it; the JUnit rendering names its test case after the file instead).
+BROKEN_RULE_NAME = "invalid-rule"
+
+
 class RuleError(SecreviewError):
     """A rule file is invalid. ``path`` and ``key`` name where the problem is."""
 

@@ -12,8 +12,10 @@ from .diff.model import Diff
 from .options import Settings
 from .rules.loader import RuleFiles
 from .state import ReviewState
+from .triage.ignore import IgnoreFile
 
 if TYPE_CHECKING:
+    from .agent.guidance import Guidance
     from .suppression.authority import Authority
     from .suppression.baseline import Baseline
 
@@ -22,7 +24,8 @@ if TYPE_CHECKING:
 class Handoff:
     """What the xdist controller computed at start-up, handed to its workers so that none of
     them runs ``git diff``, re-reads the base revision's configuration or looks for the rule
-    files again: the range, the parsed diff, the trusted settings and the rule files' bytes.
+    files again: the range, the parsed diff, the trusted settings, the rule files' bytes and
+    what it read from the base revision for them (the ignore file, the team's guidance).
     (The rules are parsed and indexed again in each worker: compiled patterns do not cross
     processes, and parsing is cheap next to the diff.)"""
 
@@ -33,6 +36,8 @@ class Handoff:
     rule_files: RuleFiles
     warnings: tuple[str, ...]
     selection: dict[str, Any]
+    ignore: IgnoreFile
+    guidance: Guidance | None = None  # read for the model review (None without a model)
     baseline: Baseline | None = None  # --secreview-baseline as the controller read it
     authority: Authority | None = None  # the pull request author's, asked by the controller
 
@@ -45,6 +50,7 @@ class Handoff:
         """The controller's start-up results."""
         return cls(review.repo, review.base_ref, review.diff, review.settings,
                    review.rule_files, tuple(review.warnings), dict(review.selection),
+                   IgnoreFile(review.ignore.patterns, review.ignore.revision), review.guidance,
                    review.quiet.baseline if review.quiet is not None else None,
                    review.authority)
 

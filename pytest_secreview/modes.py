@@ -23,6 +23,7 @@ from typing import Any
 REVIEW = "review"
 FIX = "fix"
 MENTION = "mention"
+#: The values of ``--secreview-mode`` (the option table takes them from here).
 MODES = (REVIEW, FIX, MENTION)
 #: The events whose comment can ask a question.
 COMMENT_EVENTS = ("issue_comment", "pull_request_review_comment")

@@ -10,12 +10,13 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 import pytest
 
 from .core.severity import Severity
 from .invocation import CommandLine, parse_command_line, trusted_args
+from .modes import DEFAULT_HANDLE, MODES, parse_handle
 from .option_values import (
     choice,
     flag,
@@ -26,6 +27,7 @@ from .option_values import (
     unit_float,
 )
 from .phase_names import PHASES
+from .unreviewed import DEFAULT_POLICY, POLICIES
 
 if TYPE_CHECKING:
     from .llm.pricing import Price
@@ -36,6 +38,14 @@ _T = TypeVar("_T")
 #: Characters of hunks pre-loaded into one item's prompt (``--secreview-max-context-chars``);
 #: above a coverage batch's 40,000, so the general review's batches fit whole by default.
 DEFAULT_MAX_CONTEXT_CHARS = 60_000
+
+#: With several models, which model findings count (``--secreview-consensus``); the
+#: evaluation's consensus and the cache key read them from here.
+ConsensusPolicy = Literal["any", "majority", "all"]
+CONSENSUS_POLICIES: tuple[ConsensusPolicy, ...] = get_args(ConsensusPolicy)
+#: What is posted on the pull request (``--secreview-comment``); publishing reads it from here.
+CommentMode = Literal["off", "summary", "inline", "all"]
+COMMENT_MODES: tuple[CommentMode, ...] = get_args(CommentMode)
 
 
 def _price(value: str) -> tuple[str, Price]:
@@ -56,12 +66,6 @@ def _price(value: str) -> tuple[str, Price]:
 
 def _severity(value: str) -> Severity:
     return Severity.parse(value)
-
-
-def _handle(value: str) -> str:
-    from .modes import parse_handle
-
-    return parse_handle(value)
 
 
 @dataclass(frozen=True)
@@ -156,10 +160,9 @@ SPECS: tuple[OptionSpec, ...] = (
                "security-review, which reviews every changed hunk no other rule matched) plus "
                "the repository's secreview/rules/ if it exists; ':bundled' names the bundled "
                "pack", metavar="PATH", multiple=True, gate=True),
-    OptionSpec("rules-from", "read rule files that live in the repository from the base "
-               "revision (default, a pull request cannot weaken them) or from head",
-               choices=("base", "head"), default="base",
-               gate=True),
+    OptionSpec("rules-from", "read rule files that live in the repository from base "
+               "(default: the base revision, so a pull request cannot weaken them) or from "
+               "head", choices=("base", "head"), default="base", gate=True),
     OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
                "scanner-semgrep rule; repeatable (without one, that rule is a single skipped "
                "item saying so). Registry configs (auto, p/...) are refused: semgrep runs "
@@ -176,7 +179,7 @@ SPECS: tuple[OptionSpec, ...] = (
                "that needs one, budget spent, file too large, provider down under "
                "--secreview-on-error=skip) becomes: fail (recommended for CI), warn (default: "
                "skipped, with a warning in the summary) or skip (skipped quietly)",
-               choices=("fail", "warn", "skip"), default="warn", gate=True),
+               choices=POLICIES, default=DEFAULT_POLICY, gate=True),
     OptionSpec("intent-gate", "which intent-audit verdicts fail the item: suspicious "
                "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
                choices=("suspicious", "lie"), default="suspicious", gate=True),
@@ -196,7 +199,7 @@ SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("consensus", "with several models, which model findings count: any (default: "
                "a location reported by any model), majority (by more than half of the models) "
                "or all (by every model); deterministic findings always count",
-               choices=("any", "majority", "all"), default="any", gate=True),
+               choices=CONSENSUS_POLICIES, default="any", gate=True),
     OptionSpec("triage", "how rules are chosen for the changed files: rules (default: each "
                "rule's globs and patterns, plus the general security-review of every hunk no "
                "rule matched) or model (the model also reads the PR's file list and may add "
@@ -206,7 +209,7 @@ SPECS: tuple[OptionSpec, ...] = (
                "each confirmed finding, written to the artifacts, never pushed) or mention "
                "(answer an @secreview question on the pull request; chosen by itself on a "
                "comment event that mentions the handle)",
-               choices=("review", "fix", "mention"), default=None, gate=True),
+               choices=MODES, default=None, gate=True),
     # -- precision: the second look, team instructions, confidence, prompt budget --------
     OptionSpec("verify", "the model's second look before a finding can fail an item: pattern "
                "and scanner findings are confirmed or dismissed, and each model finding at or "
@@ -281,15 +284,15 @@ SPECS: tuple[OptionSpec, ...] = (
                parse=Path, metavar="PATH"),
     OptionSpec("comment", "what to post on the pull request: off, summary, inline or all "
                "(default: summary when a token and a PR are known)",
-               choices=("off", "summary", "inline", "all")),
+               choices=COMMENT_MODES),
     OptionSpec("progress", "post a 'reviewing N of M' comment that becomes the summary",
                parse=flag, flag=True),
     OptionSpec("progress-interval", "least seconds between two edits of the progress "
                "comment; it is edited as items finish and as the model's tool calls complete "
                "(default 5)", parse=non_negative_float, default=5.0, metavar="SECONDS"),
     OptionSpec("mention-handle", "the handle a comment mentions to ask a question in mention "
-               "mode, without the @ (default: secreview)", parse=_handle, default="secreview",
-               metavar="NAME", gate=True),
+               f"mode, without the @ (default: {DEFAULT_HANDLE})", parse=parse_handle,
+               default=DEFAULT_HANDLE, metavar="NAME", gate=True),
     OptionSpec("dry-run", "write the GitHub requests that would be sent to the artifacts "
                "directory instead of sending them", parse=flag, flag=True),
     # Phases: run the review one phase at a time, with artifacts in between.

@@ -50,11 +50,12 @@ def _cache_dir(config: pytest.Config, settings: Settings, repo: Path, head_sha: 
 
 def build_reviewer(
     config: pytest.Config, settings: Settings, repo: Path, diff: Diff, session_dir: Path,
-    notes: list[str],
-) -> AgentReview:
+    notes: list[str], guidance: Guidance | None = None,
+) -> tuple[AgentReview, Guidance]:
     """The model review for this process: a team's ``pytest_secreview_make_model`` hook, or
-    the built-in routes behind the session's shared throttle. Nothing is sent and no
-    credential is loaded here."""
+    the built-in routes behind the session's shared throttle; and the team's guidance it
+    reads (``guidance`` when the controller already read it, else read here). Nothing is
+    sent and no credential is loaded here."""
     llm = LLMSettings(
         model=settings.model,
         fallback_model=settings.fallback_model,
@@ -85,13 +86,15 @@ def build_reviewer(
         return model
 
     cache_dir = _cache_dir(config, settings, repo, diff.head_sha, notes)
-    # The team's instructions and precedents, from the base revision like the rules.
-    guidance = load_guidance(repo, diff.base_sha, config.invocation_params.dir,
-                             settings.instructions, settings.rules_from, notes)
+    if guidance is None:
+        # The team's instructions and precedents, from the base revision like the rules.
+        guidance = load_guidance(repo, diff.base_sha, config.invocation_params.dir,
+                                 settings.instructions, settings.rules_from, notes)
     # One reviewer per model, each with its own cache entries (keyed by its model id).
-    return consensus_review([_reviewer(settings, repo, diff, session_dir, cache_dir, make, name,
-                                       guidance)
-                             for name in settings.models], settings.consensus)
+    agent = consensus_review([_reviewer(settings, repo, diff, session_dir, cache_dir, make, name,
+                                        guidance)
+                              for name in settings.models], settings.consensus)
+    return agent, guidance
 
 
 def _reviewer(settings: Settings, repo: Path, diff: Diff, session_dir: Path,

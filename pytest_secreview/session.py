@@ -4,7 +4,8 @@ review is on (``--secreview``, its ini key or ``SECREVIEW``), as pytest-xdist re
 review is enabled.
 
 Each hook hands the work to the module that does it: start-up (``startup.py``), collection
-(``collection.py``), the phases (``phases/``), the outputs (``reporting/``)."""
+(``collection.py``, the items in ``items/``), the phases (``phases/``), the outputs
+(``reporting/``)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ import pytest
 from _pytest.junitxml import xml_key
 
 from . import activity
-from .audit.item import intent_items
-from .collection import RuleFile, RuleItem, UnreviewedItem, announce_collected
+from .collection import RuleFile, announce_collected, intent_items, mention_item
 from .diff.prefetch import DiffPrefetch
 from .handoff import Handoff
 from .heap import freeze_long_lived, release_earlier_run
+from .items.base import ReviewItem
+from .items.rule import RuleItem
+from .items.unreviewed_file import UnreviewedItem
 from .modes import resolve_mode
 from .options import Settings
 from .reporting.output_paths import refuse_linked_outputs
@@ -31,7 +34,7 @@ from .reporting.terminal import write_summary
 from .severity import one_line
 from .shared import HANDOFF_KEY, WORKERINPUT_KEY, create_session_dir, remove_session_dir
 from .startup import start_review
-from .state import ARTIFACT_KEY, RECORD_KEY, REVIEW_KEY, ReviewState, review_state
+from .state import REVIEW_KEY, ReviewState, review_state
 from .steering import count_review_items
 
 if TYPE_CHECKING:
@@ -189,8 +192,6 @@ class ReviewSession:
         # tryfirst: our items must exist before -k/-m deselection runs.
         review = review_state(config)
         if self.mention:
-            from .mention.item import mention_item
-
             items.append(announce_collected(session, [mention_item(session)])[0])  # the only
             return
         review.prepared.index(review.rules)
@@ -260,27 +261,14 @@ class ReviewSession:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        rule = getattr(getattr(item, "target", None), "rule", None)
-        if report.skipped and isinstance(report.longrepr, tuple) and rule is not None:
-            # A rule's items skipped for one reason (no model, say) are one line of pytest's
-            # short summary with their count: located at the rule file, not at each changed
-            # file.
-            _path, line, reason = report.longrepr
-            report.longrepr = (rule.source, line, reason)
-        if call.when == "setup":
-            artifact = item.stash.get(ARTIFACT_KEY, None)
-            if artifact is not None:
-                # Travels with the report to the xdist controller, which writes the
-                # artifacts; the item lives to the session's end and need not hold it too.
-                report.secreview_artifact = artifact  # type: ignore[attr-defined]
-                del item.stash[ARTIFACT_KEY]
-            record = item.stash.get(RECORD_KEY, None)
-            if record is not None:  # the item's record and verdict: what every output renders
-                report.secreview_record = record  # type: ignore[attr-defined]
+        if isinstance(item, ReviewItem):  # its failure text, skip location, record, artifact
+            item.finish_report(report, call)
         return report
 
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter,
                                 config: pytest.Config) -> None:
+        if not self.controller:
+            return  # an xdist worker's terminal is nobody's: the controller's summary counts
         mention = config.pluginmanager.get_plugin("secreview-mention")
         if mention is not None:
             mention.write_summary(terminalreporter)

@@ -28,6 +28,7 @@ from .triage.ignore import read_ignore_file
 from .triage.links import read_links
 
 if TYPE_CHECKING:
+    from .agent.guidance import Guidance
     from .evaluation.evaluate import AgentReview
     from .phases.inputs import StoredDiff
 
@@ -59,9 +60,9 @@ def start_review(
         rule_files = find_rule_files(
             settings.rules, repo, settings.rules_from, diff.base_sha, invocation
         )
-        agent = (
+        agent, guidance = (
             _build_reviewer(config, settings, repo, diff, session_dir, notes)
-            if settings.model else None
+            if settings.model else (None, None)
         )
         if agent is None and settings.instructions is not None:
             # Nothing reads them without a model, but a named file that exists nowhere is a
@@ -73,7 +74,8 @@ def start_review(
                          "configured: no patch was proposed; set --secreview-model")
         quiet = load_quiet(settings, repo, diff, invocation, notes)
         authority = _authority(settings, diff, notes)
-        notes += read_ignore_file(repo, diff.base_sha).notes(diff)
+        ignore = read_ignore_file(repo, diff.base_sha)
+        notes += ignore.notes(diff)
         rule_files.notes[:0] = notes
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
@@ -88,7 +90,9 @@ def start_review(
         prepared=PreparedDiff(diff.files, links.aliases, excluded),
         links=links,
         rule_files=rule_files,
+        ignore=ignore,
         agent=agent,
+        guidance=guidance,
         warnings=warnings,
         selection=command_line.selection(),
         session_dir=session_dir,
@@ -113,8 +117,9 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
     settings = handoff.settings
     notes: list[str] = []
     try:
-        agent = (_build_reviewer(config, settings, handoff.repo, handoff.diff, session_dir,
-                                 notes) if settings.model else None)
+        agent, guidance = (_build_reviewer(config, settings, handoff.repo, handoff.diff,
+                                           session_dir, notes, handoff.guidance)
+                           if settings.model else (None, None))
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
     links = read_links(handoff.repo, handoff.diff.head_sha, handoff.diff.files)
@@ -125,15 +130,17 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
         links=links,
         rule_files=RuleFiles(list(handoff.rule_files.sources),
                              [*handoff.rule_files.notes, *notes]),
-        agent=agent, warnings=list(handoff.warnings), selection=dict(handoff.selection),
+        ignore=handoff.ignore, agent=agent, guidance=guidance,
+        warnings=list(handoff.warnings), selection=dict(handoff.selection),
         session_dir=session_dir, quiet=Quiet(handoff.repo, handoff.diff, handoff.baseline),
         authority=handoff.authority,
     )
 
 
 def _build_reviewer(config: pytest.Config, settings: Settings, repo: Path, diff: Diff,
-                    session_dir: Path, notes: list[str]) -> AgentReview:
+                    session_dir: Path, notes: list[str], guidance: Guidance | None = None,
+                    ) -> tuple[AgentReview, Guidance]:
     # Only a review with a model loads the model clients (collection stays light).
     from .reviewer import build_reviewer
 
-    return build_reviewer(config, settings, repo, diff, session_dir, notes)
+    return build_reviewer(config, settings, repo, diff, session_dir, notes, guidance)

@@ -26,6 +26,7 @@ from .rules.model import Rule
 from .rules.parse import parse_rules
 
 if TYPE_CHECKING:  # each layer loads when the review first needs it
+    from .agent.guidance import Guidance
     from .analysis.session import TaintSession
     from .fix.run import Fixer
     from .scanners.session import ScannerSession
@@ -48,8 +49,13 @@ class ReviewState:
     diff: Diff
     prepared: PreparedDiff
     rule_files: RuleFiles
+    #: The base revision's ``.secreviewignore`` (read from the pinned base commit by the
+    #: controller; xdist workers take it from the hand-off, so every process agrees).
+    ignore: IgnoreFile
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
     agent: AgentReview | None = None
+    #: The team's instructions and precedents the model review reads (None without a model).
+    guidance: Guidance | None = None
     #: What the pull request changed in pytest's own configuration (shown first).
     warnings: list[str] = field(default_factory=list)
     #: Selection options the job gave (-k, -m, --deselect...) and review items they removed.
@@ -111,14 +117,6 @@ class ReviewState:
         idle = frozenset() if self.settings.semgrep_config else NEEDS_CONFIG
         return plan_triage(self.diff, self.prepared, self.rules, added, record, idle,
                            self.ignore)
-
-    @cached_property
-    def ignore(self) -> IgnoreFile:
-        """The base revision's ``.secreviewignore`` (read by every process from the pinned
-        base commit, so xdist workers agree)."""
-        from .triage.ignore import read_ignore_file
-
-        return read_ignore_file(self.repo, self.diff.base_sha)
 
     @cached_property
     def gaps(self) -> list[Gap]:
@@ -215,12 +213,6 @@ class ReviewState:
                      semgrep_configs=self.settings.semgrep_config)
 
 
-EVALUATION_KEY = pytest.StashKey[Evaluation]()
-#: An item's record and what ``decide`` made of it (JSON-safe: it travels with the setup
-#: report to the xdist controller, as ``report.secreview_record``).
-RECORD_KEY = pytest.StashKey[dict[str, Any]]()
-#: What an item sent and received, for the artifacts directory (no file bodies).
-ARTIFACT_KEY = pytest.StashKey[dict[str, Any]]()
 REVIEW_KEY = pytest.StashKey[ReviewState]()
 
 

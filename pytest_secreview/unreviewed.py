@@ -17,7 +17,8 @@ import pytest
 
 from .severity import one_line
 
-#: The values of ``--secreview-unreviewed``.
+#: The values of ``--secreview-unreviewed`` and its default (the option table takes them
+#: from here).
 POLICIES = ("fail", "warn", "skip")
 DEFAULT_POLICY = "warn"
 #: The user property that carries why an item was not reviewed (without the file name, so
@@ -51,9 +52,10 @@ def judge_unreviewed(policy: str, *, what: str, why: str, skip_message: str | No
     """End an unreviewed item's ``runtest`` as the policy says: fail, or skip.
 
     ``what`` names what was not evaluated (``rule sqli on db.py``), ``why`` says why; the skip
-    message defaults to ``why``. Reported at the item's location, not at this line.
+    message defaults to ``why``. The item places the skip at its own location
+    (:meth:`~.items.base.ReviewItem.skip_location`), not at this line.
     """
     if policy == "fail":
         raise UnreviewedFailure(what, why)
     # The reason may quote a provider, a model or a file name: one line, never a command.
-    raise pytest.skip.Exception(one_line(skip_message or why), _use_item_location=True)
+    raise pytest.skip.Exception(one_line(skip_message or why))

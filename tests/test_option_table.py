@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -228,3 +229,29 @@ def test_secreview_comment_names_a_bad_environment_value_and_the_flag(
     err = capsys.readouterr().err
     assert "environment variable SECREVIEW_PR: invalid value '0'" in err
     assert err.rstrip().endswith("Example: --pr=7")
+
+
+def _shown(default: Any) -> str:
+    if isinstance(default, float) and default.is_integer():
+        return str(int(default))
+    return str(default).lower()
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.default is not None and
+                                  "default" in s.help], ids=lambda s: s.name)
+def test_the_default_a_help_text_states_is_the_tables(spec: OptionSpec) -> None:
+    # "error (default) or skip", "warn (default: skipped ...)", "(default: 60000)", "default 5"
+    before = re.search(r"(\S+) \(default\b", spec.help)
+    after = re.search(r"\bdefault:? ([^\s,;)]+)", spec.help)
+    # The default is the word before "(default" or the one after "default".
+    stated = {match.group(1) for match in (before, after) if match}
+    assert _shown(spec.default) in stated, spec.help
+
+
+def test_every_consensus_policy_the_table_offers_decides_its_own_vote_count() -> None:
+    # The policies are declared once (options.CONSENSUS_POLICIES); each one the table offers
+    # must mean something different to the consensus, not fall through to a default.
+    from pytest_secreview.agent.output import required_votes
+
+    votes = {policy: required_votes(policy, 3) for policy in BY_NAME["consensus"].choices}
+    assert votes == {"any": 1, "majority": 2, "all": 3}

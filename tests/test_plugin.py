@@ -84,6 +84,19 @@ def test_inert_without_flag_runs_no_git(pytester: pytest.Pytester, tmp_path: Pat
     assert "= secreview =" not in result.stdout.str()
 
 
+def test_the_review_session_is_registered_only_when_the_review_is_on(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    review_repo(pr={"a.py": "x = 1\n"})
+    off = pytester.parseconfigure("-p", "no:cacheprovider")
+    on = pytester.parseconfigure("--secreview", "--base", "main", "-p", "no:cacheprovider")
+    # Imported once the review is configured: the items' module marks them with its marker.
+    from pytest_secreview.session import SESSION_PLUGIN, ReviewSession
+
+    assert off.pluginmanager.get_plugin(SESSION_PLUGIN) is None
+    assert isinstance(on.pluginmanager.get_plugin(SESSION_PLUGIN), ReviewSession)
+
+
 def test_hardcoded_key_fails_with_location_and_fix(pytester: pytest.Pytester,
                                                    review_repo: Build) -> None:
     key = aws_key_id()

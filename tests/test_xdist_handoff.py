@@ -78,3 +78,28 @@ def test_workers_use_the_controllers_diff_and_report_what_a_serial_run_does(
     assert parallel_diffs == serial_diffs
     assert parallel == serial
     assert len(serial) == 6 and all(outcome == "failed" for outcome, _ in serial.values())
+
+
+def test_workers_take_the_controllers_ignore_file_instead_of_reading_it_again(
+    pytester: pytest.Pytester, review_repo: Build, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pr = {f"svc/mod{i}.py": f"import subprocess\n\n\ndef run{i}(cmd):\n"
+                            f"    return subprocess.call(cmd, shell=True)\n" for i in range(4)}
+    review_repo(base={"svc/__init__.py": "", ".secreviewignore": "svc/mod0.py\n"}, pr=pr,
+                rules={"shell": RULE})
+    log = tmp_path / "git.log"
+    shim = _logging_git(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
+    reads: dict[str, int] = {}
+    for label, extra in (("serial", ("-n", "0")), ("parallel", ("-n", "2"))):
+        log.write_text("")
+        result = pytester.runpytest_subprocess(
+            "--secreview", "--base", "main", "-p", "no:cacheprovider", "--secreview-rules",
+            "secreview/rules", *extra)
+        result.assert_outcomes(failed=3)  # svc/mod0.py is ignored by the base revision
+        reads[label] = sum(1 for line in log.read_text().splitlines()
+                           if "ls-tree" in line and ".secreviewignore" in line)
+    assert reads["serial"] >= 1
+    # Without the hand-off each of the two workers would read it again.
+    assert reads["parallel"] == reads["serial"]

@@ -27,8 +27,6 @@ class AgentOutput:
     assessments: tuple[dict[str, Any], ...] = ()  # several models: each one's result
 
 
-CONSENSUS_POLICIES = ("any", "majority", "all")
-
 
 def required_votes(policy: str, models: int) -> int:
     """How many models must report a location for its finding to count. ``majority`` is

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..agent.output import CONSENSUS_POLICIES, AgentOutput, required_votes, sum_usage
+from ..agent.output import AgentOutput, required_votes, sum_usage
 from ..core.findings import Finding
 from ..errors import EvaluationError
+from ..options import CONSENSUS_POLICIES
 from ..rules.matcher import Target
 from .evaluate import AgentReview
 

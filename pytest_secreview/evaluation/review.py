@@ -4,7 +4,7 @@ tools, the prompts and the pull request's context."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -14,7 +14,6 @@ import httpx
 from google.auth.exceptions import GoogleAuthError
 
 from .. import __version__
-from ..agent.guidance import Guidance
 from ..agent.loop import ReviewRequest
 from ..agent.output import AgentOutput
 from ..agent.prompt import (
@@ -30,15 +29,11 @@ from ..agent.prompt import (
 from ..agent.report_tool import validate_report
 from ..agent.session import ModelSession
 from ..audit.statement import cap
-from ..budget import Budget
 from ..cache import EvaluationCache, cache_key, stored_review, stored_verdicts
 from ..core.findings import Finding
 from ..core.severity import Severity
-from ..diff.model import Diff, FileDiff
+from ..diff.model import FileDiff
 from ..errors import EvaluationError, SecreviewError
-from ..github.context import PullRequest
-from ..llm.base import ChatModel
-from ..llm.pricing import Price
 from ..rules.matcher import BatchTarget, FileHunks, Target, match_file
 from ..rules.model import Rule
 from ..shared import session_secret as read_secret
@@ -57,32 +52,16 @@ class ModelReviewer(ModelSession):
     def __init__(
         self,
         *,
-        repo: Path,
-        diff: Diff,
-        model: ChatModel,
-        fallback: ChatModel | None = None,
-        pull_request: PullRequest | None = None,
-        max_turns: int = 10,
-        max_output_tokens: int = 4096,
-        max_tool_calls: int | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        prices: Mapping[str, Price] | None = None,
         cache: EvaluationCache | None = None,
-        budget: Budget | None = None,
         session_secret: str | None = None,
-        make_model: Callable[[str], ChatModel] | None = None,
-        guidance: Guidance | None = None,
         verify: bool = True,
         verify_at: Severity | None = None,
         max_context_chars: int | None = None,
         session_dir: Path | None = None,
+        **session: Any,
     ) -> None:
-        super().__init__(repo=repo, diff=diff, model=model, fallback=fallback,
-                         pull_request=pull_request, max_turns=max_turns,
-                         max_output_tokens=max_output_tokens, max_tool_calls=max_tool_calls,
-                         max_tokens=max_tokens, temperature=temperature, prices=prices,
-                         budget=budget, make_model=make_model, guidance=guidance)
+        """``session`` are :class:`ModelSession`'s arguments (repo, diff, model, limits...)."""
+        super().__init__(**session)
         #: ``--secreview-verify``: the triage of pattern findings and the verifier of model
         #: findings at or above ``verify_at`` (the fail threshold; None: no verifier).
         self.verify = verify

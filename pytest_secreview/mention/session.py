@@ -15,9 +15,11 @@ from _pytest.terminal import TerminalReporter
 
 from ..reporting.artifacts import ArtifactWriter, dump_json
 from ..severity import one_line
-from .item import PROPERTY
 
 PLUGIN_NAME = "secreview-mention"
+#: The user property carrying the session's mention record (JSON), written by the item
+#: (:class:`~..items.mention.MentionItem`).
+PROPERTY = "secreview_mention"
 
 
 class MentionSession:

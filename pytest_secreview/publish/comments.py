@@ -39,11 +39,12 @@ every write with one clear warning.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from ..core.severity import Severity
 from ..github.client import GitHubClient, GitHubError
 from ..github.context import PullRequest
+from ..options import COMMENT_MODES, CommentMode
 from ..reporting.markdown import to_markdown
 from ..reporting.markdown_layout import GITHUB_COMMENT_LIMIT, notable_threshold
 from ..reporting.model import FindingReport, Report
@@ -60,9 +61,6 @@ from .comment_state import (
 )
 from .inline import post_inline
 from .result import Approve, PublishResult, PublishRun
-
-Mode = Literal["off", "summary", "inline", "all"]
-MODES: tuple[Mode, ...] = ("off", "summary", "inline", "all")
 
 
 class MarkdownBuilder(Protocol):
@@ -128,7 +126,7 @@ def publish(
     report: Report,
     pr: PullRequest,
     *,
-    mode: Mode,
+    mode: CommentMode,
     client: GitHubClient,
     markdown_builder: MarkdownBuilder = to_markdown,
     commentable: Mapping[str, Collection[int]] | None = None,
@@ -174,8 +172,8 @@ def publish(
 
 
 def _cannot_publish(pr: PullRequest, mode: str, client: GitHubClient) -> str | None:
-    if mode not in MODES:
-        return f"unknown PR comment mode {mode!r}; choose one of {', '.join(MODES)}"
+    if mode not in COMMENT_MODES:
+        return f"unknown PR comment mode {mode!r}; choose one of {', '.join(COMMENT_MODES)}"
     if not (pr.repository and pr.number):
         return "no pull request is known (repository and number); nothing was posted"
     if not (client.has_token or client.dry_run):

@@ -15,10 +15,10 @@ from pathlib import PurePosixPath
 import pytest
 from _pytest.junitxml import LogXML
 
+from ..errors import BROKEN_RULE_NAME
 from ..severity import one_line
 
 #: The name of the error item of a rule file that is not a valid rule (collection.py).
-_BROKEN_RULE = "invalid-rule"
 
 
 def classname(nodeid: str) -> str | None:
@@ -28,7 +28,7 @@ def classname(nodeid: str) -> str | None:
     if not sep or not path.endswith(".md"):
         return None
     base = name.split("[", 1)[0]
-    return PurePosixPath(path).stem if base == _BROKEN_RULE else base
+    return PurePosixPath(path).stem if base == BROKEN_RULE_NAME else base
 
 
 def _is_review_item(report: pytest.TestReport) -> bool:

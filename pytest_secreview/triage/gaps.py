@@ -1,9 +1,9 @@
 """What no item of the review reads, each an unreviewed item of its own so that the
-``--secreview-unreviewed`` policy applies to it (:class:`~pytest_secreview.collection.
-UnreviewedItem`): a file too large to review or binary to git (its changed lines are still
-streamed through the deterministic rules), an added or moved submodule (named with its URL and
-commit: its content is another repository's), a symlink that leaves the repository or points
-at a secret file, and hunks over the general review's budget.
+``--secreview-unreviewed`` policy applies to it (:class:`~pytest_secreview.items.
+unreviewed_file.UnreviewedItem`): a file too large to review or binary to git (its changed
+lines are still streamed through the deterministic rules), an added or moved submodule
+(named with its URL and commit: its content is another repository's), a symlink that leaves
+the repository or points at a secret file, and hunks over the general review's budget.
 
 Listing them is not enough: a list is read by nobody in CI, and a pull request can choose to
 land there (padding a file, filler that sorts first, code moved into a submodule).

@@ -1,4 +1,4 @@
-"""The ``secreview::mention`` item: the whole of a mention-mode session.
+"""The ``secreview::mention`` item (``MentionItem``): the whole of a mention-mode session.
 
 Setup reads the comment event, checks that its author may ask (write access, through the
 GitHub API) and asks the model; the call phase posts the answer. Its outcome says whether the
@@ -13,7 +13,7 @@ question was answered:
 
 The record (question, decision, answer, usage, where it was posted) travels on the report as
 the ``secreview_mention`` user property; the controller writes it to ``mention.json`` in the
-artifacts directory (:mod:`.session`). Unlike the review's summary comment, the reply is
+artifacts directory (:mod:`..mention.session`). Unlike the review's summary comment, the reply is
 posted by the item itself (on an xdist worker when ``-n`` is given): there is exactly one
 such item, so nothing is posted twice, and the hidden marker stops a re-run from answering
 again.
@@ -27,34 +27,32 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from _pytest._code.code import ExceptionInfo, TerminalRepr
 
 from ..errors import EvaluationError
 from ..github.client import GitHubError
 from ..logs import get_logger
+from ..mention.session import PROPERTY
 from ..modes import CommentEvent, comment_event
 from ..severity import one_line
+from .base import ReviewItem
 
 if TYPE_CHECKING:
     from ..github.client import GitHubClient
-    from ..state import ReviewState
 
 log = get_logger("pytest_secreview.mention")
-NODEID = "secreview::mention"
-#: The user property carrying the session's mention record (JSON).
-PROPERTY = "secreview_mention"
 
 
 class MentionFailure(Exception):
     """The question could not be answered for a reason the job can fix."""
 
 
-class MentionItem(pytest.Item):
+class MentionItem(ReviewItem):
     """Answer the question of the comment that started this run."""
+
+    incomplete = "the question could not be answered"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.add_marker(pytest.mark.secreview)
         self.record: dict[str, Any] = {"event": None, "answered": False}
         self.problem: str | None = None  # a failure, raised in runtest
         self.refused: str | None = None  # a skip, raised in runtest
@@ -62,12 +60,6 @@ class MentionItem(pytest.Item):
         self.client: GitHubClient | None = None
         self.repository = ""
         self.body: str | None = None
-
-    @property
-    def review(self) -> ReviewState:
-        from ..state import REVIEW_KEY
-
-        return self.config.stash[REVIEW_KEY]
 
     def setup(self) -> None:
         try:
@@ -79,10 +71,10 @@ class MentionItem(pytest.Item):
         from ..evaluation.review import ModelReviewer
         from ..github.access import check_access
         from ..github.context import pull_request_from_env
+        from ..mention.answer import answer_question
+        from ..mention.question import Question
+        from ..mention.reply import reply_body
         from ..publish.outputs import github_client
-        from .answer import answer_question
-        from .question import Question
-        from .reply import reply_body
 
         review, env = self.review, os.environ
         settings = review.settings
@@ -139,8 +131,8 @@ class MentionItem(pytest.Item):
         if self.problem is not None:
             raise MentionFailure(self.problem)
         if self.refused is not None:
-            raise pytest.skip.Exception(one_line(self.refused), _use_item_location=True)
-        from .reply import post_reply
+            raise pytest.skip.Exception(one_line(self.refused))
+        from ..mention.reply import post_reply
 
         assert self.event is not None and self.client is not None and self.body is not None
         try:
@@ -151,24 +143,11 @@ class MentionItem(pytest.Item):
         self.user_properties[:] = [p for p in self.user_properties if p[0] != PROPERTY]
         self._attach()
 
-    def repr_failure(
-        self, excinfo: ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, MentionFailure):
-            return f"mention not answered: {one_line(str(excinfo.value))}"
-        return super().repr_failure(excinfo)
-
-    def _repr_failure_py(  # type: ignore[override]
-        self, excinfo: ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, EvaluationError):
-            return f"the question could not be answered: {one_line(str(excinfo.value))}"
-        return super()._repr_failure_py(excinfo, style)
+    def failure_text(self, exc: BaseException) -> str | None:
+        if isinstance(exc, MentionFailure):
+            return f"mention not answered: {one_line(str(exc))}"
+        return super().failure_text(exc)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return Path("secreview"), 0, "answer the question on the pull request"
 
-
-def mention_item(session: pytest.Session) -> MentionItem:
-    """The session's only item in mention mode."""
-    return MentionItem.from_parent(session, name="mention", nodeid=NODEID)

@@ -1,9 +1,9 @@
 """The ``intent`` item: one per pull request for each pull-request-scoped rule (the bundled
-``rules/intent.md``). Setup computes the risk evidence and asks the model for a verdict; the
-call phase judges it like any other item: MATCH passes, LIE fails, SUSPICIOUS fails or warns
-by ``--secreview-intent-gate``, ERROR is an error. With no model the evidence is still
-reported and the item is unreviewed: skipped with that reason, or failed under
-``--secreview-unreviewed=fail``.
+``rules/intent.md``). Setup computes the risk evidence and asks the model for a verdict
+(:mod:`..audit`); the call phase judges it like any other item: MATCH passes, LIE fails,
+SUSPICIOUS fails or warns by ``--secreview-intent-gate``, ERROR is an error. With no model the
+evidence is still reported and the item is unreviewed: skipped with that reason, or failed
+under ``--secreview-unreviewed=fail``.
 """
 
 from __future__ import annotations
@@ -13,19 +13,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from _pytest._code.code import ExceptionInfo, TerminalRepr
 
 from ..core.findings import PR_PATH
+from ..core.record import ItemRecord
 from ..errors import EvaluationError
 from ..notices import record_warning
 from ..rules.model import Rule
 from ..severity import one_line
-from ..unreviewed import UnreviewedFailure, judge_unreviewed
+from ..unreviewed import judge_unreviewed
+from .base import ARTIFACT_KEY, ReviewItem
 
 if TYPE_CHECKING:
-    from ..state import ReviewState
-    from .evidence import RiskEvidence
-    from .verdict import Assessment, Decision, IntentGate
+    from ..audit.evidence import RiskEvidence
+    from ..audit.verdict import Assessment, Decision, IntentGate
 
 
 _NO_MODEL = (
@@ -66,32 +66,25 @@ def format_assessment(assessment: Assessment, evidence: RiskEvidence) -> str:
     return "\n".join(lines)
 
 
-class IntentItem(pytest.Item):
+class IntentItem(ReviewItem):
     """Does the change do what its author says? One per pull request."""
 
+    incomplete = "intent audit could not be completed"
+
     def __init__(self, *, rule: Rule, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(rule=rule.id, path=PR_PATH, **kwargs)
         self.rule = rule
-        self.add_marker(pytest.mark.secreview)
-        self.user_properties.append(("secreview_rule", rule.id))
-        self.user_properties.append(("secreview_path", PR_PATH))
         self.decision: Decision | None = None
         self.assessment: Assessment | None = None
         self.evidence: RiskEvidence | None = None
         self.not_reviewed: tuple[str, str] | None = None  # (why, skip message)
 
-    @property
-    def review(self) -> ReviewState:
-        from ..state import REVIEW_KEY
-
-        return self.config.stash[REVIEW_KEY]
-
     def setup(self) -> None:
         # The evidence and verdict layers (tools, model I/O) load when the item runs, not
         # at collection.
+        from ..audit.evidence import collect_evidence
+        from ..audit.verdict import DEFAULT_GATE, combine, decide
         from ..evaluation.review import ModelReviewer
-        from .evidence import collect_evidence
-        from .verdict import DEFAULT_GATE, combine, decide
 
         review = self.review
         evidence = self.evidence = collect_evidence(review.diff)
@@ -100,8 +93,8 @@ class IntentItem(pytest.Item):
             self._record(evidence, None, mode="deterministic", not_reviewed=_NO_MODEL)
             self._unreviewed(_NO_MODEL, f"{_NO_MODEL}; signals: {_categories(evidence)}")
             return
-        from .review import assess_intent
-        from .statement import Statement, commit_messages
+        from ..audit.review import assess_intent
+        from ..audit.statement import Statement, commit_messages
 
         pr = reviewer.pull_request
         messages, omitted = commit_messages(review.repo, review.diff.base_sha,
@@ -135,11 +128,6 @@ class IntentItem(pytest.Item):
                 not_reviewed: str | None = None, error: str | None = None,
                 statement: dict[str, Any] | None = None,
                 each: Sequence[Assessment] = ()) -> None:
-        from ..collection import attach_record
-        from ..core.decide import decide
-        from ..core.record import ItemRecord
-        from ..state import ARTIFACT_KEY
-
         assessments = [a.to_json() for a in each or ([assessment] if assessment else [])]
         usage = dict(assessment.usage) if assessment is not None else {}
         data: dict[str, Any] = {
@@ -148,7 +136,6 @@ class IntentItem(pytest.Item):
             "verdict": assessment.verdict.value if assessment is not None else None,
             "risk_evidence": evidence.to_json(), "assessments": assessments,
         }
-        self.review.metadata[self.nodeid] = data
         rule = self.rule
         self.stash[ARTIFACT_KEY] = {
             "task": {"nodeid": self.nodeid, "path": PR_PATH, "statement": statement,
@@ -162,7 +149,7 @@ class IntentItem(pytest.Item):
         record = ItemRecord(nodeid=self.nodeid, rule=rule.id, path=PR_PATH, mode=mode,
                             usage=usage, not_reviewed=not_reviewed, error=error,
                             assessments=tuple(assessments))
-        attach_record(self, record, decide(record, self.review.policy), evidence.to_json())
+        self.conclude(record, metadata=data, risk_evidence=evidence.to_json())
 
     def runtest(self) -> None:
         if self.not_reviewed is not None:
@@ -180,34 +167,11 @@ class IntentItem(pytest.Item):
                 + format_assessment(self.assessment, self.evidence)),
                 nodeid=self.nodeid, when="runtest")
 
-    def repr_failure(
-        self, excinfo: ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
-        exc = excinfo.value
-        if isinstance(exc, UnreviewedFailure):
-            return exc.message
+    def failure_text(self, exc: BaseException) -> str | None:
         if isinstance(exc, IntentFailure):
             return ("the change does not do (only) what its description says\n\n"
                     + format_assessment(exc.assessment, exc.evidence))
-        return super().repr_failure(excinfo)
-
-    def _repr_failure_py(  # type: ignore[override]
-        self, excinfo: ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, EvaluationError):
-            return f"intent audit could not be completed: {excinfo.value}"
-        return super()._repr_failure_py(excinfo, style)
+        return super().failure_text(exc)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return Path(self.rule.source), 0, f"{self.rule.id}: {self.rule.title} [{PR_PATH}]"
-
-
-def intent_items(session: pytest.Session, review: ReviewState) -> Sequence[IntentItem]:
-    """One item per pull-request-scoped rule, when the change has any file at all."""
-    if not review.diff.files:
-        return []
-    return [
-        IntentItem.from_parent(session, name=rule.id, nodeid=f"{rule.source}::{rule.id}",
-                               rule=rule)
-        for rule in review.rules if rule.scope == "pull_request"
-    ]

@@ -1,0 +1,85 @@
+"""``UnreviewedItem``: a changed file (or part of one) that no item reviews."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..core.findings import Finding
+from ..core.record import ItemRecord, changes_from_fields
+from ..diff.model import FileDiff
+from ..errors import GitError
+from ..severity import one_line
+from .base import ReviewItem
+
+
+class UnreviewedItem(ReviewItem):
+    """A changed file (or part of one) no item reviews (:mod:`..triage.gaps`): too large,
+    binary to git, a submodule, a refused symlink, hunks over the general review's budget.
+    With ``scan``, the
+    deterministic rules still scan it, line by line from git in bounded memory: a finding at
+    the threshold fails the item; otherwise the ``--secreview-unreviewed`` policy decides
+    (fail, or skip with the reason), never a pass."""
+
+    def __init__(self, *, file: FileDiff, reason: str, scan: bool = True,
+                 **kwargs: Any) -> None:
+        super().__init__(path=file.path, **kwargs)
+        self.file = file
+        self.reviewed_path = file.path
+        self.reason = reason
+        self.scan = scan
+
+    def setup(self) -> None:
+        from ..evaluation.deterministic import MAX_STREAMED_FINDINGS, scan_unreviewed
+        from ..triage.ignore import IGNORE_FILE
+
+        review = self.review
+        note = f"{self.reason}; the deterministic rules scanned it line by line"
+        found: list[Finding] = []
+        cut = False
+        # An ignored file (.secreviewignore) is scanned by the rules it is not excluded from
+        # (credential rules) and, when they find nothing, is not counted as unreviewed; the
+        # default exclusions hold here too (a minified bundle over 8 MiB is read by the
+        # credential rules only).
+        self.ignored = review.ignore.pattern_of(self.file.path)
+        rules = [r for r in review.rules if not review.ignore.excludes(r, self.file.path)
+                 and not review.prepared.excludes(r, self.file.path)]
+        if not self.scan:
+            note = self.reason
+            self.ignored = None  # nothing to scan: a submodule, hunks over the budget
+        else:
+            if self.ignored is not None:
+                note = (f"{self.reason}; ignored ({IGNORE_FILE}: {self.ignored}): the "
+                        "credential rules scanned it line by line")
+            try:
+                found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
+                                             review.diff.head_sha, self.file, rules)
+            except GitError as exc:
+                note = f"{self.reason}; the deterministic scan failed: {exc}"
+                self.ignored = None  # nothing was checked: it counts as not reviewed
+        if cut:
+            note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
+        hook = self.config.hook.pytest_secreview_filter_finding
+        findings = [f for f in found if hook(finding=f, item=self) is not False]
+        if review.quiet is not None:  # the baseline mutes here too (the file is not read)
+            findings = list(review.quiet.apply(findings, inline=False))
+        as_found, changes = changes_from_fields(tuple(findings), writer=review.author_writes,
+                                                reused=False)
+        record = ItemRecord(nodeid=self.nodeid, rule=None, path=self.file.path,
+                            findings=as_found, changes=changes,
+                            # an ignored file whose credential scan ran is not a gap
+                            not_reviewed=note if self.ignored is None else None)
+        self.verdict = self.conclude(record)
+        self.note = note
+
+    def runtest(self) -> None:
+        path = one_line(self.file.path)
+        self.judge(self.verdict, self.note, what=path,
+                   skip_message=f"{path} not reviewed: {self.note}")
+
+    def failure_subject(self) -> str:
+        return f"{one_line(self.file.path)}, not reviewed"
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        path = one_line(self.reviewed_path)
+        return Path(path), 0, f"not reviewed: {path}"
