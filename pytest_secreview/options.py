@@ -44,6 +44,12 @@ DEFAULT_MAX_CONTEXT_CHARS = 60_000
 ConsensusPolicy = Literal["any", "majority", "all"]
 CONSENSUS_POLICIES: tuple[ConsensusPolicy, ...] = get_args(ConsensusPolicy)
 #: What is posted on the pull request (``--secreview-comment``); publishing reads it from here.
+#: Which intent-audit verdicts fail the item (``--secreview-intent-gate``); the audit reads it.
+IntentGate = Literal["suspicious", "lie"]
+INTENT_GATES: tuple[IntentGate, ...] = get_args(IntentGate)
+#: SUSPICIOUS fails by default (the audit states an opinion, and it fails the item); teams
+#: whose descriptions are terse lower the gate to ``lie`` and get a warning instead.
+DEFAULT_INTENT_GATE: IntentGate = "suspicious"
 CommentMode = Literal["off", "summary", "inline", "all"]
 COMMENT_MODES: tuple[CommentMode, ...] = get_args(CommentMode)
 
@@ -182,7 +188,7 @@ SPECS: tuple[OptionSpec, ...] = (
                choices=POLICIES, default=DEFAULT_POLICY, gate=True),
     OptionSpec("intent-gate", "which intent-audit verdicts fail the item: suspicious "
                "(default: SUSPICIOUS and LIE fail) or lie (only LIE fails, SUSPICIOUS warns)",
-               choices=("suspicious", "lie"), default="suspicious", gate=True),
+               choices=INTENT_GATES, default=DEFAULT_INTENT_GATE, gate=True),
     # Keeping it quiet (suppression/): the baseline of accepted findings.
     OptionSpec("baseline", "JSON file of accepted findings (fingerprint, rule, path, note): "
                "they are reported as suppressed and fail nothing. A file inside the repository "

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..agent.output import required_votes, sum_usage
 from ..agent.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
+from ..options import IntentGate
 from ..tools.redaction import sanitize
 from ..tools.schema import tool_schema
 from .signals import Category
@@ -132,12 +133,7 @@ class Assessment:
         }
 
 
-IntentGate = Literal["lie", "suspicious"]
 Decision = Literal["pass", "warn", "fail", "error"]
-
-#: SUSPICIOUS fails by default (the audit states an opinion, and it fails the item); teams whose
-#: descriptions are terse lower the gate to ``lie`` and get a warning instead.
-DEFAULT_GATE: IntentGate = "suspicious"
 
 
 def combine(assessments: Sequence[Assessment], policy: str) -> Assessment:

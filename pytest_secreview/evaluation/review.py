@@ -186,8 +186,8 @@ class ModelReviewer(ModelSession):
                         ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
         """The second look (``--secreview-verify``): the triage of pattern and scanner findings
         over the hunks, then the verifier of each model finding at the fail threshold over its
-        whole file (:mod:`~pytest_secreview.triage.verify`, :mod:`~.triage.verifier`), once per
-        finding per session (:mod:`~.triage.verdict_store`). Cached like a review; never
+        whole file (:mod:`~..triage.verify`, :mod:`~..triage.verifier`), once per
+        finding per session (:mod:`~..triage.verdict_store`). Cached like a review; never
         raises: a failure leaves the findings standing, marked "untriaged" with why."""
         from ..triage.verifier import to_verify
         from ..triage.verify import offered, untriaged, weakness

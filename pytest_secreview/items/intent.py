@@ -25,7 +25,8 @@ from .base import ARTIFACT_KEY, ReviewItem
 
 if TYPE_CHECKING:
     from ..audit.evidence import RiskEvidence
-    from ..audit.verdict import Assessment, Decision, IntentGate
+    from ..audit.verdict import Assessment, Decision
+    from ..options import IntentGate
 
 
 _NO_MODEL = (
@@ -83,8 +84,9 @@ class IntentItem(ReviewItem):
         # The evidence and verdict layers (tools, model I/O) load when the item runs, not
         # at collection.
         from ..audit.evidence import collect_evidence
-        from ..audit.verdict import DEFAULT_GATE, combine, decide
+        from ..audit.verdict import combine, decide
         from ..evaluation.review import ModelReviewer
+        from ..options import DEFAULT_INTENT_GATE
 
         review = self.review
         evidence = self.evidence = collect_evidence(review.diff)
@@ -105,7 +107,7 @@ class IntentItem(ReviewItem):
         each = [assess_intent(r, self.rule, evidence, statement)
                 for r in getattr(review.agent, "reviewers", (reviewer,))]
         assessment = self.assessment = combine(each, review.settings.consensus)
-        gate: IntentGate = "lie" if review.settings.intent_gate == "lie" else DEFAULT_GATE
+        gate: IntentGate = "lie" if review.settings.intent_gate == "lie" else DEFAULT_INTENT_GATE
         self.decision = decide(assessment.verdict, gate)
         error = assessment.error or (
             "the model answered ERROR: it could not judge the change"

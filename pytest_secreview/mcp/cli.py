@@ -16,7 +16,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..cli.flags import add_setting
 from ..errors import SecreviewError
+from ..options import BY_NAME
 
 _LOOPBACK_NAMES = {"localhost"}
 _MISSING_SDK = (
@@ -68,11 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="rule files or directories, or :bundled (default: the bundled pack and the "
         "repository's secreview/rules); may be repeated",
     )
-    parser.add_argument(
-        "--rules-from", choices=("base", "head"), default="base",
-        help="read rule files inside the repository from the base revision (default) or the "
-        "working tree",
-    )
+    add_setting(parser, "rules-from", default=BY_NAME["rules-from"].default,
+                help="read rule files inside the repository from the base revision (default) "
+                "or the working tree")
     parser.add_argument(
         "--http", type=parse_http, metavar="HOST:PORT",
         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio "

@@ -1,6 +1,7 @@
 """``--secreview-stop-after`` and ``--secreview-from-phase`` in the pytest run.
 
-A pytest plugin (registered as :data:`~.names.PHASES_PLUGIN` when either option is given) that
+A pytest plugin (registered as :data:`~..phase_names.PHASES_PLUGIN` when either option is
+given) that
 
 - replaces the background ``git diff`` with ``phases/diff.json`` when the run starts after
   the diff phase (checked against the repository: the same head and merge base);
@@ -239,7 +240,7 @@ class PhasePlugin:
 
 def register_phases(config: pytest.Config, settings: Settings) -> PhasePlugin:
     """Register the plugin of a run given ``--secreview-stop-after``/
-    ``--secreview-from-phase`` (as :data:`~.names.PHASES_PLUGIN`) and return it."""
+    ``--secreview-from-phase`` (as :data:`~..phase_names.PHASES_PLUGIN`) and return it."""
     plugin = PhasePlugin(config, settings)
     config.pluginmanager.register(plugin, PHASES_PLUGIN)
     return plugin

@@ -113,7 +113,7 @@ def _update_baseline(review: ReviewView, report: Report, invocation: Path) -> st
 def _bind_to_run(review: ReviewView, report: Report, report_dir: Path,
                  env: Mapping[str, str]) -> str | None:
     """With the run's key (``SECREVIEW_RUN_KEY``), write the shard's binding beside
-    ``summary.json`` (see :mod:`.run_binding`); returns the line that says so."""
+    ``summary.json`` (see :mod:`..reporting.run_binding`); returns the line that says so."""
     try:
         key = run_key(env)
     except ValueError as exc:

@@ -18,8 +18,6 @@ from _pytest.junitxml import LogXML
 from ..errors import BROKEN_RULE_NAME
 from ..severity import one_line
 
-#: The name of the error item of a rule file that is not a valid rule (collection.py).
-
 
 def classname(nodeid: str) -> str | None:
     """The class a review item's test case shows under: the rule id for a rule's item (the
