@@ -3,6 +3,7 @@ and a pull-request branch, and secrets assembled at run time (never written lite
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,20 @@ from tests.gitutil import GitRepo
 VENDORED_SCHEMAS = Path(__file__).resolve().parent / "vendored_schemas"
 SARIF_SCHEMA = VENDORED_SCHEMAS / "sarif-schema-2.1.0.json"
 JUNIT_XSD = VENDORED_SCHEMAS / "JUnit.xsd"
+
+#: A medium rule that reports ``debug = True``: many tests need one rule that finds something
+#: without failing the run.
+DEBUG_RULE = textwrap.dedent(
+    """\
+    ---
+    title: Debug mode
+    severity: medium
+    detect:
+      - pattern: "debug = True"
+        message: Debug mode enabled
+    ---
+    """
+)
 
 
 def aws_key_id() -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ReviewRepo
+from tests.conftest import DEBUG_RULE, ReviewRepo
 from tests.fake_providers import FakeServer, FakeServers
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_secreview"
@@ -24,17 +24,6 @@ PRIVATE_NODE_NAMES = frozenset(
     for name in dir(cls) if name.startswith("_") and not name.startswith("__")
 )
 
-DEBUG_RULE = textwrap.dedent(
-    """\
-    ---
-    title: Debug mode
-    severity: medium
-    detect:
-      - pattern: "debug = True"
-        message: Debug mode enabled
-    ---
-    """
-)
 
 
 def private_overrides(source: str, where: str) -> list[str]:

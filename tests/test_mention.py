@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import yaml
 
 from pytest_secreview.mention.reply import render_answer
 from pytest_secreview.modes import comment_event, mentions, parse_handle, resolve_mode
-from tests.conftest import ReviewRepo
+from tests.conftest import DEBUG_RULE, ReviewRepo
 from tests.fake_github import FakeGitHub, iter_bodies, make_token
 from tests.fake_providers import (
     FakeServer,
@@ -29,17 +28,6 @@ from tests.fake_providers import (
 )
 
 Build = Callable[..., ReviewRepo]
-RULE = textwrap.dedent(
-    """\
-    ---
-    title: Debug mode
-    severity: medium
-    detect:
-      - pattern: "debug = True"
-        message: Debug mode enabled
-    ---
-    """
-)
 
 
 def tool_call(name: str, args: dict[str, Any], call_id: str = "c1") -> Reply:
@@ -66,7 +54,7 @@ def model() -> Iterator[FakeServer]:
 
 @pytest.fixture
 def project(review_repo: Build) -> ReviewRepo:
-    return review_repo(rules={"debug": RULE}, base={".gitignore": "secreview-artifacts/\n"},
+    return review_repo(rules={"debug": DEBUG_RULE}, base={".gitignore": "secreview-artifacts/\n"},
                        pr={"app/views.py": "def view(request):\n    return run(request.GET)\n"})
 
 
@@ -248,7 +236,7 @@ def test_the_handle_and_mode_come_from_the_base_not_the_pull_request(
     pytester: pytest.Pytester, tmp_path: Path, review_repo: Build, github: FakeGitHub,
     token: str, model: FakeServer,
 ) -> None:
-    review_repo(rules={"debug": RULE},
+    review_repo(rules={"debug": DEBUG_RULE},
                 base={"pytest.ini": "[pytest]\nsecreview_mention_handle = sec-bot\n"},
                 pr={"pytest.ini": "[pytest]\nsecreview_mode = review\n"
                                   "secreview_mention_handle = nobody\n",
@@ -263,7 +251,7 @@ def test_the_handle_and_mode_come_from_the_base_not_the_pull_request(
 def test_a_pull_request_cannot_turn_its_review_into_a_mention_run(
     pytester: pytest.Pytester, review_repo: Build,
 ) -> None:
-    review_repo(rules={"debug": RULE},
+    review_repo(rules={"debug": DEBUG_RULE},
                 pr={"pytest.ini": "[pytest]\nsecreview_mode = mention\n",
                     "app.py": "debug = True\n"})
     pytester._monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")

@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.conftest import SARIF_SCHEMA, ReviewRepo, aws_key_id
+from tests.conftest import DEBUG_RULE, SARIF_SCHEMA, ReviewRepo, aws_key_id
 from tests.fake_github import FakeGitHub, make_token
 
 Build = Callable[..., ReviewRepo]
@@ -32,17 +32,6 @@ SECRET_RULE = textwrap.dedent(
       - pattern: "AKIA[0-9A-Z]{16}"
         message: AWS access key id in source
         recommendation: Load it from the environment.
-    ---
-    """
-)
-DEBUG_RULE = textwrap.dedent(
-    """\
-    ---
-    title: Debug mode
-    severity: medium
-    detect:
-      - pattern: "debug = True"
-        message: Debug mode enabled
     ---
     """
 )

@@ -20,7 +20,7 @@ from pytest_secreview.reporting.merge import (
     merge_reports,
     write_durations,
 )
-from tests.conftest import ReviewRepo, aws_key_id
+from tests.conftest import DEBUG_RULE, ReviewRepo, aws_key_id
 
 Build = Callable[..., ReviewRepo]
 
@@ -32,17 +32,6 @@ SECRET_RULE = textwrap.dedent(
     detect:
       - pattern: "AKIA[0-9A-Z]{16}"
         message: AWS access key id in source
-    ---
-    """
-)
-DEBUG_RULE = textwrap.dedent(
-    """\
-    ---
-    title: Debug mode
-    severity: medium
-    detect:
-      - pattern: "debug = True"
-        message: Debug mode enabled
     ---
     """
 )
