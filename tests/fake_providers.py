@@ -263,6 +263,14 @@ def openai_tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+def openai_no_findings(usage: dict[str, Any] | None = None) -> Reply:
+    """A model's final answer that reports nothing: one ``report_findings`` call with no
+    finding."""
+    return Reply(json=openai_completion(
+        tool_calls=[openai_tool_call("c1", "report_findings", json.dumps({"findings": []}))],
+        finish_reason="tool_calls", usage=usage))
+
+
 # --- faults ------------------------------------------------------------------------------
 
 

@@ -16,8 +16,13 @@ from pytest_secreview.bench.coverage_cases import CoverageCase, load_cases, mode
 from pytest_secreview.evaluation.offline import review_range
 from pytest_secreview.rules.loader import bundled_rules_dir
 from tests.conftest import ReviewRepo
-from tests.fake_providers import FakeServer, FakeServers, Recorded, Reply, openai_completion
-from tests.fake_providers import openai_tool_call as tool_call
+from tests.fake_providers import (
+    FakeServer,
+    FakeServers,
+    Recorded,
+    Reply,
+    openai_no_findings,
+)
 from tests.gitutil import GitRepo
 
 Build = Callable[..., ReviewRepo]
@@ -73,10 +78,8 @@ def test_without_the_general_rule_the_corpus_is_mostly_missed(tmp_path: Path) ->
 # -- through the plugin, against a scripted model server --------------------------------------
 
 def _report_nothing() -> Reply:
-    return Reply(json=openai_completion(
-        tool_calls=[tool_call("c1", "report_findings", json.dumps({"findings": []}))],
-        finish_reason="tool_calls",
-        usage={"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}))
+    return openai_no_findings(
+        usage={"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110})
 
 
 @pytest.fixture

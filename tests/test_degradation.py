@@ -16,7 +16,7 @@ from tests.fake_providers import (
     FakeServers,
     Reply,
     openai_completion,
-    openai_tool_call,
+    openai_no_findings,
     rate_limited,
     tools_unsupported,
 )
@@ -47,9 +47,7 @@ def _review(pytester: pytest.Pytester, server: FakeServer, *args: str) -> pytest
 
 
 def _native_report() -> Reply:
-    return Reply(json=openai_completion(
-        tool_calls=[openai_tool_call("c1", "report_findings", json.dumps({"findings": []}))],
-        finish_reason="tool_calls"))
+    return openai_no_findings()
 
 
 def _mode(pytester: pytest.Pytester) -> str:

@@ -3,7 +3,6 @@ cache, long lines, workflow-command injection; and the fail-closed paths."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from collections.abc import Callable, Iterator
 
@@ -15,8 +14,7 @@ from tests.fake_providers import (
     FakeServers,
     Recorded,
     Reply,
-    openai_completion,
-    openai_tool_call,
+    openai_no_findings,
 )
 
 Build = Callable[..., ReviewRepo]
@@ -38,9 +36,7 @@ RULE = textwrap.dedent(
 
 
 def no_findings(request: Recorded) -> Reply:
-    return Reply(json=openai_completion(
-        tool_calls=[openai_tool_call("c1", "report_findings", json.dumps({"findings": []}))],
-        finish_reason="tool_calls"))
+    return openai_no_findings()
 
 
 @pytest.fixture

@@ -12,8 +12,12 @@ import pytest
 
 from pytest_secreview.rules.loader import bundled_rules_dir
 from tests.conftest import ReviewRepo
-from tests.fake_providers import FakeServer, FakeServers, Reply, openai_completion
-from tests.fake_providers import openai_tool_call as tool_call
+from tests.fake_providers import (
+    FakeServer,
+    FakeServers,
+    Reply,
+    openai_no_findings,
+)
 from tests.gitutil import GitRepo
 
 Build = Callable[..., ReviewRepo]
@@ -21,10 +25,8 @@ GENERAL = (bundled_rules_dir() / "security-review.md").read_text()
 
 
 def _report_nothing(_request: object) -> Reply:
-    return Reply(json=openai_completion(
-        tool_calls=[tool_call("c1", "report_findings", json.dumps({"findings": []}))],
-        finish_reason="tool_calls",
-        usage={"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}))
+    return openai_no_findings(
+        usage={"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110})
 
 
 @pytest.fixture

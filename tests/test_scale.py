@@ -22,8 +22,7 @@ from tests.fake_providers import (
     FakeServers,
     Recorded,
     Reply,
-    openai_completion,
-    openai_tool_call,
+    openai_no_findings,
 )
 
 Build = Callable[..., ReviewRepo]
@@ -42,10 +41,8 @@ RULE = textwrap.dedent(
 
 
 def no_findings(request: Recorded) -> Reply:
-    return Reply(json=openai_completion(
-        tool_calls=[openai_tool_call("c1", "report_findings", json.dumps({"findings": []}))],
-        finish_reason="tool_calls",
-        usage={"prompt_tokens": 1_000_000, "completion_tokens": 0, "total_tokens": 1_000_000}))
+    return openai_no_findings(
+        usage={"prompt_tokens": 1_000_000, "completion_tokens": 0, "total_tokens": 1_000_000})
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from ..core.findings import PR_PATH
 from ..core.record import ItemRecord
 from ..errors import EvaluationError
 from ..notices import record_warning
+from ..options import DEFAULT_INTENT_GATE, IntentGate
 from ..rules.model import Rule
 from ..severity import one_line
 from ..unreviewed import judge_unreviewed
@@ -26,7 +27,6 @@ from .base import ARTIFACT_KEY, ReviewItem
 if TYPE_CHECKING:
     from ..audit.evidence import RiskEvidence
     from ..audit.verdict import Assessment, Decision
-    from ..options import IntentGate
 
 
 _NO_MODEL = (
@@ -86,7 +86,6 @@ class IntentItem(ReviewItem):
         from ..audit.evidence import collect_evidence
         from ..audit.verdict import combine, decide
         from ..evaluation.review import ModelReviewer
-        from ..options import DEFAULT_INTENT_GATE
 
         review = self.review
         evidence = self.evidence = collect_evidence(review.diff)
