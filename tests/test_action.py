@@ -35,7 +35,7 @@ def test_a_composite_action_with_the_documented_inputs() -> None:
     assert action["runs"]["using"] == "composite"
     inputs = action["inputs"]
     assert {"model", "model-api-key", "api-base", "fail-on", "unreviewed", "scanners",
-            "semgrep-config", "upload-sarif", "sarif-category", "workers",
+            "semgrep-config", "upload-sarif", "sarif-category", "junit-check", "workers",
             "python-version"} == set(inputs)
     assert inputs["unreviewed"]["default"] == "fail" and inputs["fail-on"]["default"] == "critical"
     assert all(spec.get("description") for spec in inputs.values())
@@ -58,14 +58,27 @@ def test_it_installs_the_package_from_its_own_checkout() -> None:
     assert "git+" not in step["run"] and "pytest-secreview" not in step["run"]
 
 
-def test_sarif_is_uploaded_when_asked_even_after_findings() -> None:
-    upload = next(s for s in _action()["runs"]["steps"]
-                  if str(s.get("uses", "")).startswith("github/codeql-action/upload-sarif@"))
-    assert upload["if"] == (
-        "always() && inputs.upload-sarif == 'true' && steps.review.outputs.sarif != ''")
-    assert upload["with"]["sarif_file"] == "${{ steps.review.outputs.sarif }}"
+SAME_REPOSITORY = "github.event.pull_request.head.repo.full_name == github.repository"
+
+
+@pytest.mark.parametrize(("action", "asked", "output"), [
+    ("github/codeql-action/upload-sarif@", "inputs.upload-sarif", "sarif"),
+    ("mikepenz/action-junit-report@", "inputs.junit-check", "junit"),
+])
+def test_sarif_and_junit_are_published_when_asked_even_after_findings_never_on_a_fork(
+    action: str, asked: str, output: str,
+) -> None:
+    step = next(s for s in _action()["runs"]["steps"] if str(s.get("uses", "")).startswith(action))
+    assert step["if"] == (f"always() && {asked} == 'true' && steps.review.outputs.{output} != '' "
+                          f"&& {SAME_REPOSITORY}")
+    assert "${{ steps.review.outputs." + output + " }}" in step["with"].values()
     assert "hashFiles" not in ACTION.read_text(), "no file of the checkout is uploaded"
-    assert upload["with"]["category"] == "${{ inputs.sarif-category }}"
+
+
+def test_install_and_notices_run_outside_the_checkout() -> None:
+    for step in _action()["runs"]["steps"]:
+        if "run" in step and step.get("name") != "review":
+            assert step["working-directory"] == "${{ runner.temp }}", step["name"]
 
 
 def test_the_action_passes_zizmor(tmp_path: Path) -> None:
@@ -104,7 +117,7 @@ def test_the_review_script_passes_every_input(tmp_path: Path) -> None:
     lines = _run(script, {"MODEL": "anthropic:claude-sonnet-4-5", "MODEL_API_KEY": "k-1",
                           "API_BASE": "", "FAIL_ON": "high", "UNREVIEWED": "warn",
                           "SEMGREP_CONFIG": ".semgrep/\n\nci/extra rules.yml\n",
-                          "WORKERS": "2"}, tmp_path, "secreview")
+                          "WORKERS": "2", "SAME_REPOSITORY": "true"}, tmp_path, "secreview")
     assert lines == [
         "secreview", "-n", "2", "--secreview-fail-on", "high", "--secreview-unreviewed", "warn",
         "--junitxml=/runner/temp/secreview.xml",
@@ -118,11 +131,24 @@ def test_empty_inputs_leave_the_jobs_own_settings_alone(tmp_path: Path) -> None:
     script = _step("review")["run"]
     lines = _run(script, {"MODEL": "", "MODEL_API_KEY": "", "API_BASE": "",
                           "SECREVIEW_MODEL": "openai:local", "FAIL_ON": "critical",
-                          "UNREVIEWED": "fail", "SEMGREP_CONFIG": "", "WORKERS": "auto"},
+                          "UNREVIEWED": "fail", "SEMGREP_CONFIG": "", "WORKERS": "auto",
+                          "SAME_REPOSITORY": "true"},
                  tmp_path, "secreview")
     assert "--secreview-semgrep-config" not in lines
     assert [line for line in lines if line.startswith("SECREVIEW_")] == [
         "SECREVIEW_MODEL=openai:local"]
+
+
+def test_on_a_fork_no_model_and_no_comment(tmp_path: Path) -> None:
+    """A fork's job has no credentials and a read-only token: the deterministic review runs,
+    whatever model the input or the job names."""
+    lines = _run(_step("review")["run"],
+                 {"MODEL": "anthropic:claude-sonnet-4-5", "MODEL_API_KEY": "", "API_BASE": "",
+                  "SECREVIEW_MODEL": "openai:local", "FAIL_ON": "critical", "UNREVIEWED": "fail",
+                  "SEMGREP_CONFIG": "", "WORKERS": "auto", "SAME_REPOSITORY": "false"},
+                 tmp_path, "secreview")
+    assert [line for line in lines if line.startswith("SECREVIEW_")] == [
+        "SECREVIEW_COMMENT=off"]
 
 
 @pytest.mark.parametrize(("status", "writes"), [(1, True), (4, False)])

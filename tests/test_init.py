@@ -62,7 +62,7 @@ def test_without_a_known_source_it_writes_placeholders_and_says_so(
     assert _init(repo) == 0
     text = (repo / ".github" / "workflows" / "secreview.yml").read_text()
     assert text == render_workflow("none", source=PLACEHOLDER_SOURCE)
-    assert "replace OWNER and <commit-sha>" in capsys.readouterr().out
+    assert f"replace OWNER and the commit {'0' * 40}" in capsys.readouterr().out
 
 
 def test_it_refuses_to_replace_a_workflow_without_force(

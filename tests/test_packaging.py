@@ -114,3 +114,21 @@ def test_every_subpackage_of_the_tree_is_found_not_listed() -> None:
                and "/bench/corpus/" not in rel}
     missing = sorted(f for f in folders if not (ROOT / f / "__init__.py").is_file())
     assert not missing, f"module folders without __init__.py (not found as packages): {missing}"
+
+
+def _quick_start() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index("## Quick start"):].split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line and not line.startswith("#")]
+
+
+def test_the_quick_start_runs_the_main_job_from_a_built_wheel_and_ci_runs_its_tests() -> None:
+    """Two set-up commands: the first installs the product as users get it (not editable)
+    and runs the demo; CI's script installs and tests exactly as the second says."""
+    main_job, tests = _quick_start()
+    assert " -e " not in main_job and main_job.endswith("secreview-demo")
+    ci = (ROOT / ".ci" / "run").read_text()
+    install, run = tests.split(" && .venv/bin/python -m pytest")
+    assert install in ci.replace(" -q ", " ")
+    assert ".venv/bin/python -m pytest" + run in ci
+    assert "check_installed.py" in ci, "CI also runs the product from the built wheel"

@@ -28,8 +28,9 @@ SITUATIONS = {
     "sharded.yml": ("vertex", 4),
 }
 INSTALL = ('python -m pip install "pytest-secreview[scanners] @ '
-           'git+https://github.com/OWNER/pytest-secreview@<commit-sha>"')
+           'git+https://github.com/OWNER/pytest-secreview@' + "0" * 40 + '"')
 PINNED = "0" * 40  # a user pins a real commit; any 40-hex stands in for it here
+SAME_REPOSITORY = "env.SAME_REPOSITORY == 'true'"
 
 
 def _load(name: str) -> dict[Any, Any]:
@@ -79,8 +80,8 @@ def test_the_readme_recipe_is_the_no_model_recipe() -> None:
 def test_the_recipes_pass_zizmor(tmp_path: Path) -> None:
     workflows = tmp_path / ".github" / "workflows"
     workflows.mkdir(parents=True)
-    for name in SITUATIONS:
-        (workflows / name).write_text((RECIPES / name).read_text().replace("<commit-sha>", PINNED))
+    for name in SITUATIONS:  # as shipped, placeholders included
+        (workflows / name).write_text((RECIPES / name).read_text())
     result = _lint(workflows)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -89,15 +90,23 @@ def test_the_recipes_pass_zizmor(tmp_path: Path) -> None:
 def test_a_single_job_installs_from_the_repository_and_runs_the_hardened_command(
     name: str,
 ) -> None:
-    assert _step(name, "install pytest-secreview from its repository")["run"] == INSTALL
+    install = _step(name, "install pytest-secreview from its repository")
+    assert install["run"] == INSTALL
+    assert install["working-directory"] == "${{ runner.temp }}", "pip never runs in the checkout"
     review = _step(name, "review")
     assert "\nsecreview -n auto " in review["run"]
     assert '--secreview-sarif="$RUNNER_TEMP/secreview.sarif"' in review["run"]
     assert review["env"]["SECREVIEW_UNREVIEWED"] == "fail"
-    upload = _job(name)["steps"][-1]
+    assert _job(name)["env"]["SAME_REPOSITORY"] == (
+        "${{ github.event.pull_request.head.repo.full_name == github.repository }}")
+    upload, junit = _job(name)["steps"][-2:]
     assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
-    assert upload["if"] == "always() && steps.review.outputs.sarif == 'true'"
+    assert upload["if"] == f"always() && steps.review.outputs.sarif == 'true' && {SAME_REPOSITORY}"
     assert upload["with"]["sarif_file"] == "${{ runner.temp }}/secreview.sarif"
+    assert junit["uses"].startswith("mikepenz/action-junit-report@")
+    assert junit["if"] == f"always() && steps.review.outputs.xml == 'true' && {SAME_REPOSITORY}"
+    assert junit["with"]["report_paths"] == "${{ runner.temp }}/secreview.xml"
+    assert _job(name)["permissions"]["checks"] == "write"
     assert "hashFiles" not in (RECIPES / name).read_text(), "no file of the checkout is uploaded"
     checkout = _job(name)["steps"][0]
     assert checkout["uses"].startswith("actions/checkout@")
@@ -114,7 +123,8 @@ def test_no_model_needs_no_credential() -> None:
     assert "secrets." not in text and "vars." not in text
     assert "SECREVIEW_MODEL" not in _step("no-model.yml", "review")["env"]
     assert _job("no-model.yml")["permissions"] == {
-        "contents": "read", "pull-requests": "write", "security-events": "write"}
+        "contents": "read", "pull-requests": "write", "security-events": "write",
+        "checks": "write"}
 
 
 def test_vertex_authenticates_with_workload_identity_before_the_review() -> None:
@@ -126,22 +136,25 @@ def test_vertex_authenticates_with_workload_identity_before_the_review() -> None
     assert auth < [s.get("name") for s in job["steps"]].index("review")
     assert install > uses.index("actions/setup-python")
     assert set(job["steps"][auth]["with"]) == {"workload_identity_provider", "service_account"}
+    assert job["steps"][auth]["if"] == SAME_REPOSITORY, "a fork's job has no OIDC token"
     env = _step("vertex-ai.yml", "review")["env"]
-    assert env["SECREVIEW_MODEL"].startswith("google/")
+    assert env["SECREVIEW_MODEL"] == (
+        f"${{{{ {SAME_REPOSITORY} && 'google/gemini-2.5-pro' || '' }}}}")
     assert env["GOOGLE_CLOUD_PROJECT"] == "${{ vars.GCP_PROJECT }}"
     assert "credentials_json" not in (RECIPES / "vertex-ai.yml").read_text(), "no key stored"
 
 
 def test_anthropic_reads_its_key_from_a_secret() -> None:
     env = _step("anthropic.yml", "review")["env"]
-    assert env["SECREVIEW_MODEL"].startswith("anthropic:")
+    assert env["SECREVIEW_MODEL"] == (
+        f"${{{{ {SAME_REPOSITORY} && 'anthropic:claude-sonnet-4-5' || '' }}}}")
     assert env["ANTHROPIC_API_KEY"] == "${{ secrets.ANTHROPIC_API_KEY }}"
     assert "id-token" not in _job("anthropic.yml")["permissions"]
 
 
 def test_an_openai_compatible_server_is_named_by_its_base_url() -> None:
     env = _step("openai-compatible.yml", "review")["env"]
-    assert env["SECREVIEW_MODEL"].startswith("openai:")
+    assert env["SECREVIEW_MODEL"] == f"${{{{ {SAME_REPOSITORY} && 'openai:gpt-4.1' || '' }}}}"
     assert env["SECREVIEW_API_BASE"] == "${{ vars.SECREVIEW_API_BASE }}"
     assert env["OPENAI_API_KEY"] == "${{ secrets.OPENAI_API_KEY }}"
 
@@ -149,7 +162,7 @@ def test_an_openai_compatible_server_is_named_by_its_base_url() -> None:
 def test_sharded_calls_the_reusable_workflow_with_inputs_it_has() -> None:
     job = _job("sharded.yml")
     assert job["uses"] == (
-        "OWNER/pytest-secreview/.github/workflows/secreview.yml@<commit-sha>")
+        "OWNER/pytest-secreview/.github/workflows/secreview.yml@" + "0" * 40)
     assert job["with"]["shards"] == 4
     workflow: dict[Any, Any] = yaml.safe_load(WORKFLOW.read_text())
     assert set(job["with"]) <= set(workflow[True]["workflow_call"]["inputs"])

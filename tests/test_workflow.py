@@ -40,10 +40,8 @@ def test_workflow_passes_the_linter() -> None:
 
 
 def test_documented_caller_example_passes_the_linter(tmp_path: Path) -> None:
-    example = _caller_example()
-    assert "@<commit-sha>" in example, "the example tells users to pin the workflow"
-    # A user pins a real commit; any 40-hex stands in for it here.
-    pinned = example.replace("<commit-sha>", "0" * 40)
+    pinned = _caller_example()
+    assert "/secreview.yml@" + "0" * 40 in pinned, "the example pins the workflow to a commit"
     workflows = tmp_path / ".github" / "workflows"
     workflows.mkdir(parents=True)
     (workflows / "security.yml").write_text(pinned)
@@ -75,7 +73,7 @@ def _uses(job: str) -> list[str]:
 
 
 def test_shards_review_with_the_hardened_command_and_the_reviews_durations() -> None:
-    review = next(s["run"] for s in _steps("review") if "run" in s and "secreview" in s["run"])
+    review = next(s["run"] for s in _steps("review") if s.get("name") == "review")
     assert "secreview --base" in review, "shards run the hardened command, not plain pytest"
     for flag in ("--splits", "--group", "--durations-path", "--secreview-cache-dir",
                  "--junitxml", "--secreview-report"):
@@ -107,7 +105,7 @@ def _in_runner_temp(value: str) -> bool:
 def test_no_job_uploads_or_merges_a_directory_the_pull_request_can_fill() -> None:
     # The checkout is the pull request's: every output, upload, download and merge input lives
     # under the runner's temporary directory, which no commit can reach.
-    review = next(s["run"] for s in _steps("review") if "run" in s and "secreview" in s["run"])
+    review = next(s["run"] for s in _steps("review") if s.get("name") == "review")
     for flag in ("--secreview-artifacts", "--secreview-report", "--junitxml", "--durations-path",
                  "--secreview-cache-dir"):
         value = re.search(rf"{flag}[ =](\S+)", review)
@@ -134,3 +132,23 @@ def test_the_run_key_is_made_once_and_given_only_to_the_runs_own_jobs() -> None:
         assert {"SECREVIEW_RUN_KEY": "${{ needs.plan.outputs.key }}"} in [
             {k: v for k, v in e.items() if k == "SECREVIEW_RUN_KEY"} for e in envs]
     assert "plan" in jobs["report"]["needs"]
+
+
+@pytest.mark.parametrize("job", ["review", "report"])
+def test_pip_never_runs_in_the_checkout(job: str) -> None:
+    """``python -m pip`` puts its working directory first on ``sys.path``: in the checkout, a
+    ``pip/`` folder the pull request committed would run with the job's token and keys."""
+    install = next(s for s in _steps(job) if s.get("name") == "install")
+    assert install["working-directory"] == "${{ runner.temp }}"
+
+
+@pytest.mark.parametrize(("job", "action"), [
+    ("review", "google-github-actions/auth"),
+    ("report", "github/codeql-action/upload-sarif"),
+    ("report", "mikepenz/action-junit-report"),
+])
+def test_what_a_forks_token_cannot_do_is_skipped_on_a_fork(job: str, action: str) -> None:
+    assert _workflow()["jobs"][job]["env"]["SAME_REPOSITORY"] == (
+        "${{ github.event.pull_request.head.repo.full_name == github.repository }}")
+    step = next(s for s in _steps(job) if str(s.get("uses", "")).startswith(action))
+    assert step["if"].endswith("&& env.SAME_REPOSITORY == 'true'")

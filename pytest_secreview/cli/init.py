@@ -9,7 +9,7 @@ the deterministic rules only). With ``--rule NAME`` it also writes a starter tea
 pytest-secreview is not on PyPI, so the workflow installs it from its git repository pinned to a
 commit (``--source OWNER/REPO@COMMIT``; by default the repository and commit this copy was
 installed from, when pip recorded them). Without one it writes the placeholders ``OWNER`` and
-``<commit-sha>`` and says to fill them in. The recipes under ``docs/recipes/`` are this
+a commit of 40 zeros and says to fill them in. The recipes under ``docs/recipes/`` are this
 command's output with those placeholders, checked by the tests.
 
 An existing file is never overwritten without ``--force``. Exit status: 0 written, 2 bad input.
@@ -33,8 +33,11 @@ from ..rules.loader import REPO_RULES_DIR, bundled_rules_dir
 from ..rules.parse import parse_rule
 
 WORKFLOW_PATH = Path(".github/workflows/secreview.yml")
-#: Written when the source of pytest-secreview is unknown; the user replaces both parts.
-PLACEHOLDER_SOURCE = "OWNER/pytest-secreview@<commit-sha>"
+#: Written when the source of pytest-secreview is unknown; the user replaces both parts. The
+#: commit is 40 zeros rather than a word: a pin of the right shape keeps the workflow
+#: linter-clean as shipped, and pip fails on it at once if it is left in.
+PLACEHOLDER_COMMIT = "0" * 40
+PLACEHOLDER_SOURCE = f"OWNER/pytest-secreview@{PLACEHOLDER_COMMIT}"
 MAX_SHARDS = 32  # the reusable workflow's own limit
 
 # Every action is pinned to a commit (the same pins as the reusable workflow).
@@ -43,6 +46,8 @@ SETUP_PYTHON = "actions/setup-python@0b93645e9fea7318ecaed2b359559ac225c90a2b # 
 GOOGLE_AUTH = "google-github-actions/auth@ba79af03959ebeac9769e648f473a284504d9193 # v2.1.10"
 UPLOAD_SARIF = ("github/codeql-action/upload-sarif@5d4e8d1aca955e8d8589aabd499c5cae939e33c7"
                 " # v4.31.9")
+JUNIT_REPORT = ("mikepenz/action-junit-report@3585e9575db828022551b4231f165eb59a0e74e3"
+                " # v5.6.2")
 
 _SOURCE = re.compile(r"(?P<repo>[A-Za-z0-9-]+/[A-Za-z0-9._-]+)@(?P<commit>[0-9a-f]{40})")
 _MODEL = re.compile(r"[A-Za-z0-9._:/@-]+")
@@ -121,22 +126,51 @@ def _requirement(source: str) -> str:
     return f"pytest-secreview[scanners] @ git+https://github.com/{repo}@{commit}"
 
 
+#: The job-level test for a pull request from this repository (not a fork): GitHub gives a
+#: fork's workflow a read-only token, no secrets and no OIDC token.
+SAME_REPOSITORY = "${{ github.event.pull_request.head.repo.full_name == github.repository }}"
+
+
+def _fork_notice(provider: Provider) -> str:
+    """A step that writes into the step summary what a fork's pull request skips, so an empty
+    checks tab or a missing comment is explained where the job's result is read."""
+    skipped = ["the SARIF upload to code scanning", "the JUnit check in the checks tab",
+               "the PR comment"]
+    if provider.name != "none":
+        skipped.insert(0, "the model review (no credentials)")
+    return (
+        "      - name: say what a pull request from a fork skips\n"
+        "        if: env.SAME_REPOSITORY != 'true'\n"
+        "        working-directory: ${{ runner.temp }}\n"
+        "        run: |\n"
+        "          {\n"
+        '            echo "### secreview: pull request from a fork"\n'
+        '            echo "GitHub gives a fork\'s workflow a read-only token and no secrets, '
+        'so this job skipped ' + ", ".join(skipped[:-1]) + " and " + skipped[-1] + '."\n'
+        '            echo "The deterministic review ran; its verdict is the job\'s result."\n'
+        '          } >> "$GITHUB_STEP_SUMMARY"\n'
+    )
+
+
 def _single_job(provider: Provider, model: str, source: str) -> str:
     permissions = ["contents: read            # check out the pull request"]
     if provider.vertex:
         permissions.append("id-token: write           # Workload Identity Federation for Vertex AI")
     permissions += ["pull-requests: write      # the one summary comment",
-                    "security-events: write    # the SARIF upload"]
+                    "security-events: write    # the SARIF upload",
+                    "checks: write             # the JUnit results in the checks tab"]
     auth = ""
     if provider.vertex:
-        auth = (f"      - uses: {GOOGLE_AUTH}\n"
+        auth = ("      - if: env.SAME_REPOSITORY == 'true'   # a fork's job has no OIDC token\n"
+                f"        uses: {GOOGLE_AUTH}\n"
                 "        with:\n"
                 "          workload_identity_provider: ${{ vars.GCP_WORKLOAD_IDENTITY_PROVIDER }}\n"
                 "          service_account: ${{ vars.GCP_SERVICE_ACCOUNT }}\n")
     env = ["SECREVIEW_UNREVIEWED: fail    # what could not be reviewed fails the job",
-           "GITHUB_TOKEN: ${{ github.token }}"]
+           "GITHUB_TOKEN: ${{ github.token }}",
+           "SECREVIEW_COMMENT: ${{ env.SAME_REPOSITORY == 'true' && 'summary' || 'off' }}"]
     if model:
-        env.append(f"SECREVIEW_MODEL: {model}")
+        env.append(f"SECREVIEW_MODEL: ${{{{ env.SAME_REPOSITORY == 'true' && '{model}' || '' }}}}")
     env += [f"{key}: {value}" for key, value in provider.env]
     return (
         "jobs:\n"
@@ -145,7 +179,9 @@ def _single_job(provider: Provider, model: str, source: str) -> str:
         "    runs-on: ubuntu-latest\n"
         "    permissions:\n"
         + "".join(f"      {line}\n" for line in permissions)
-        + "    steps:\n"
+        + "    env:\n"
+        f"      SAME_REPOSITORY: {SAME_REPOSITORY}\n"
+        "    steps:\n"
         f"      - uses: {CHECKOUT}\n"
         "        with:\n"
         "          fetch-depth: 0        # the review needs the merge base\n"
@@ -155,8 +191,12 @@ def _single_job(provider: Provider, model: str, source: str) -> str:
         '          python-version: "3.12"\n'
         + auth
         + "      - name: install pytest-secreview from its repository\n"
+        "        # Outside the checkout: `python -m` puts the working directory first on\n"
+        "        # sys.path, and the checkout is the pull request's (its pip/ folder would run).\n"
+        "        working-directory: ${{ runner.temp }}\n"
         f'        run: python -m pip install "{_requirement(source)}"\n'
-        "      - name: review\n"
+        + _fork_notice(provider)
+        + "      - name: review\n"
         "        id: review\n"
         "        env:\n"
         + "".join(f"          {line}\n" for line in env)
@@ -166,15 +206,24 @@ def _single_job(provider: Provider, model: str, source: str) -> str:
         "          status=0\n"
         '          secreview -n auto --junitxml="$RUNNER_TEMP/secreview.xml" \\\n'
         '            --secreview-sarif="$RUNNER_TEMP/secreview.sarif" || status=$?\n'
-        '          if [ -f "$RUNNER_TEMP/secreview.sarif" ]; then\n'
-        '            echo "sarif=true" >> "$GITHUB_OUTPUT"\n'
-        "          fi\n"
+        '          for name in sarif xml; do\n'
+        '            if [ -f "$RUNNER_TEMP/secreview.$name" ]; then\n'
+        '              echo "$name=true" >> "$GITHUB_OUTPUT"\n'
+        "            fi\n"
+        "          done\n"
         '          exit "$status"\n'
-        "      - if: always() && steps.review.outputs.sarif == 'true'\n"
+        "      - if: always() && steps.review.outputs.sarif == 'true' && env.SAME_REPOSITORY == "
+        "'true'\n"
         f"        uses: {UPLOAD_SARIF}\n"
         "        with:\n"
         "          sarif_file: ${{ runner.temp }}/secreview.sarif\n"
         "          category: secreview\n"
+        "      - if: always() && steps.review.outputs.xml == 'true' && env.SAME_REPOSITORY == "
+        "'true'\n"
+        f"        uses: {JUNIT_REPORT}\n"
+        "        with:\n"
+        "          report_paths: ${{ runner.temp }}/secreview.xml\n"
+        "          check_name: secreview\n"
     )
 
 
@@ -379,8 +428,9 @@ def init(args: argparse.Namespace) -> list[str]:
     lines.append("the workflow needs, in the repository's settings (Secrets and variables > "
                  "Actions): " + "; ".join(SETUP_NOTES[args.provider]))
     if source == PLACEHOLDER_SOURCE:
-        lines.append(f"replace OWNER and <commit-sha> in {WORKFLOW_PATH} with the GitHub "
-                     "repository of pytest-secreview you use and the full commit to pin")
+        lines.append(f"replace OWNER and the commit {PLACEHOLDER_COMMIT} in {WORKFLOW_PATH} "
+                     "with the GitHub repository of pytest-secreview you use and the full "
+                     "commit to pin")
     return lines
 
 
