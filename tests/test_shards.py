@@ -143,10 +143,12 @@ def test_merge_command_posts_one_comment_and_writes_one_of_each(
     from tests.fake_github import FakeGitHub, make_token
 
     shards = []
+    monkeypatch.setenv("SECREVIEW_RUN_KEY", RUN_KEY)  # made by the run's first job
     for group in (1, 2, 3):
         out = pytester.path / "out" / f"shard-{group}"
         _review(pytester, out, "--splits", "3", "--group", str(group), "--secreview-comment=off")
         shards.append(str(out))
+    monkeypatch.delenv("SECREVIEW_RUN_KEY")
     token = make_token()
     patches = {}
     for path in (f"svc/m{i}.py" for i in range(7)):
@@ -157,7 +159,7 @@ def test_merge_command_posts_one_comment_and_writes_one_of_each(
     merged = pytester.path / "merged"
     with FakeGitHub(token=token, files=patches, head_sha=head) as github:
         env = {"GITHUB_TOKEN": token, "GITHUB_API_URL": github.api_url,
-               "GITHUB_REPOSITORY": github.repository}
+               "GITHUB_REPOSITORY": github.repository, "SECREVIEW_RUN_KEY": RUN_KEY}
         status = report_command.main(
             ["--merge", *shards, "--out", str(merged / "report"), "--pr", str(github.number),
              "--junitxml", str(merged / "junit.xml"), "--sarif", str(merged / "r.sarif"),

@@ -6,7 +6,9 @@ a whole review would have. It posts nothing (that is ``secreview comment``).
 ``secreview report --merge DIR...`` is its multi-shard form: fold the shards of a review
 spread over several CI jobs into one JUnit file, one SARIF log, one
 ``summary.json``/``summary.md`` and exactly one PR comment, as a single run would have made
-them.
+them. It counts only what it can check (:func:`..reporting.merge.bind_shards`): with
+``SECREVIEW_RUN_KEY`` the reports of this run; without it none (each is an unreviewed item)
+unless ``--trust-unbound-shards`` merges them unchecked, which every summary then says.
 
 Exit status: 0 when every item passed or was skipped, 1 when any item failed or errored (so the
 merge job can be the required check), 2 for bad input (a message says what to pass instead).
@@ -28,6 +30,7 @@ from ..options import Settings
 from ..publish.outputs import deliver_rich, write_summary_json
 from ..reporting.merge import (
     DURATIONS_NAME,
+    TRUST_FLAG,
     bind_shards,
     find_shard_files,
     load_report,
@@ -58,6 +61,15 @@ def parser() -> argparse.ArgumentParser:
                         help="with --merge: the number of shards the review was split into; "
                              "a shard without a report of this run is unreviewed (default: "
                              "the number the shards' bindings record)")
+    # Merge-only, and not a setting of the pytest run: no option-table entry, no environment
+    # variable (trusting unchecked reports is said on the command line, where it is seen).
+    parser.add_argument(TRUST_FLAG, action="store_true",
+                        help="with --merge and without SECREVIEW_RUN_KEY: merge the shard "
+                             "reports unchecked, as if this run produced them (any report in "
+                             "the directories counts, a forged one too; every summary says "
+                             "so). Without it and without the key, each report is unreviewed. "
+                             "No effect with the key: set SECREVIEW_RUN_KEY to the key the "
+                             "shards ran with instead")
     # The review's --secreview-unreviewed (default warn) is about items it could not
     # evaluate; here it is about a whole shard that sent no report, which fails by default.
     add_setting(parser, "unreviewed", default="fail",
@@ -105,9 +117,13 @@ def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[s
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     found = find_shard_files(args.merge)
-    files = bind_shards(found, key, env, shards=args.shards)
-    report = merge_reports([load_report(p) for p in files.summaries], files.summaries,
-                           files.unreviewed, unreviewed_policy=args.unreviewed)
+    files = bind_shards(found, key, env, shards=args.shards,
+                        trust_unbound=args.trust_unbound_shards)
+    report = merge_reports([load_report(p) for p in files.summaries],
+                           [*files.summaries, *files.unchecked], files.unreviewed,
+                           unreviewed_policy=args.unreviewed,
+                           unchecked=[load_report(p) for p in files.unchecked],
+                           kind=files.kind)
     out: Path = args.out or Path("secreview-report")
     write_summary_json(report, out)
     lines = [*files.lines,
@@ -124,9 +140,10 @@ def merge(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[s
     settings = Settings(enabled=True, sarif=args.sarif, comment=args.comment, pr=args.pr,
                         repo=args.repo, dry_run=args.dry_run, artifacts=out)
     pr = pull_request_from_env(env, number=args.pr, repository=args.repo)
-    deliver_rich(report, settings=settings, invocation=Path.cwd(),
-                 diff=_local_diff(report.base_sha, report.head_sha), pr=pr, report_dir=out,
-                 env=env, lines=lines)
+    # Nothing merged, nothing to place on a line: the range then comes from unchecked files.
+    diff = _local_diff(report.base_sha, report.head_sha) if files.summaries else None
+    deliver_rich(report, settings=settings, invocation=Path.cwd(), diff=diff, pr=pr,
+                 report_dir=out, env=env, lines=lines)
     lines.append(f"report: {out / 'summary.json'} (durations: {out / DURATIONS_NAME})")
     broken = report.outcomes.get("failed", 0) + report.outcomes.get("error", 0)
     return (1 if broken else 0), lines
@@ -141,6 +158,9 @@ def render(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[int, list[
     if args.comment is not None or args.dry_run or args.durations is not None:
         raise PhaseError("--comment, --dry-run and --durations go with --merge; the report "
                          "phase posts nothing: run `secreview comment` to post")
+    if args.shards is not None or args.trust_unbound_shards:
+        raise PhaseError(f"--shards and {TRUST_FLAG} go with --merge DIR...: the report phase "
+                         "renders one review's stored results")
     root: Path = args.artifacts or artifacts_dir([], env)
     junit = phase_dir(root) / JUNIT
     if args.junitxml is not None and not junit.is_file():

@@ -22,7 +22,13 @@ from ..reporting.build import build_report
 from ..reporting.merge import DURATIONS_NAME, write_durations
 from ..reporting.model import Report
 from ..reporting.review_view import ReviewView
-from ..reporting.run_binding import ShardBinding, run_key, sha256_file, write_binding
+from ..reporting.run_binding import (
+    RUN_KEY_ENV,
+    ShardBinding,
+    run_key,
+    sha256_file,
+    write_binding,
+)
 from ..reporting.summary import Summary
 from .result import Approve
 
@@ -113,14 +119,16 @@ def _update_baseline(review: ReviewView, report: Report, invocation: Path) -> st
 def _bind_to_run(review: ReviewView, report: Report, report_dir: Path,
                  env: Mapping[str, str]) -> str | None:
     """With the run's key (``SECREVIEW_RUN_KEY``), write the shard's binding beside
-    ``summary.json`` (see :mod:`..reporting.run_binding`); returns the line that says so."""
+    ``summary.json`` (see :mod:`..reporting.run_binding`); without it, a shard of a split
+    (pytest-split's ``--splits``) writes it unsigned, which binds nothing but names its group.
+    Returns the line that says so."""
     try:
         key = run_key(env)
     except ValueError as exc:
         return f"report not bound to the run: {exc}"
-    if key is None:
-        return None
     option = review.config.option
+    if key is None and getattr(option, "splits", None) is None:
+        return None
     xmlpath = getattr(option, "xmlpath", None)
     junit = (review.config.invocation_params.dir / xmlpath) if xmlpath else None
     binding = ShardBinding(
@@ -131,7 +139,12 @@ def _bind_to_run(review: ReviewView, report: Report, report_dir: Path,
         junit=os.path.relpath(junit, report_dir) if junit is not None and junit.is_file()
         else None,
         junit_sha256=sha256_file(junit) if junit is not None and junit.is_file() else None)
-    return f"run binding: {write_binding(report_dir, binding, key)}"
+    written = write_binding(report_dir, binding, key)
+    if key is None:
+        return (f"run binding: {written} is unsigned ({RUN_KEY_ENV} is not set): "
+                "`secreview report --merge` counts this report only with the run's key, or "
+                "unchecked with --trust-unbound-shards")
+    return f"run binding: {written}"
 
 
 def write_summary_json(report: Report, report_dir: Path) -> None:

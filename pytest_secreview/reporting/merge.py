@@ -8,11 +8,15 @@ and the markdown summary are made, exactly as a single run would have made them.
 Shards must review the same range with the same threshold: anything else is an error that
 names the file, because a merged report of two different reviews would be a lie.
 
-With the run's key (:mod:`.run_binding`) only reports this run produced are merged
-(:func:`bind_shards`): a report without a valid binding is foreign, a group of the split that
-sent no bound report is missing, and either becomes an unreviewed item (failed under
-``--unreviewed fail``, else skipped; never passed). Only the JUnit files the bindings name are
-merged.
+A merge counts only what it can check (:func:`bind_shards`). With the run's key
+(:mod:`.run_binding`) only reports this run produced are merged: a report without a valid
+binding is foreign, and becomes an unreviewed item (failed under ``--unreviewed fail``, else
+skipped; never passed); only the JUnit files the bindings name are merged. Without the key
+nothing can be checked, so no report counts: each is an unreviewed item, and the merge says to
+set the key, unless the caller opts in with ``--trust-unbound-shards``, which merges every
+report unchecked and says so in every summary. Either way each group of the split must send
+exactly one report: a missing group is an unreviewed item, a group claimed twice or a
+disagreement on the number of shards is an error.
 """
 
 from __future__ import annotations
@@ -36,7 +40,13 @@ from ..errors import ConfigError
 from ..severity import one_line
 from ..usage_counts import USAGE_COUNTS
 from .model import ItemReport, NotReviewed, Outcome, Report, RuleReport, Usage
-from .run_binding import RUN_KEY_ENV, ForeignShard, ShardBinding, verify_binding
+from .run_binding import (
+    RUN_KEY_ENV,
+    ForeignShard,
+    ShardBinding,
+    unchecked_binding,
+    verify_binding,
+)
 
 #: The file each shard's ``--secreview-report`` directory holds.
 SUMMARY_NAME = "summary.json"
@@ -75,62 +85,149 @@ def find_shard_files(directories: Sequence[Path]) -> ShardFiles:
     return ShardFiles(tuple(summaries), tuple(junit))
 
 
+#: Why a shard report is unreviewed when the merge has no key to check it with.
+NO_KEY_REASON = f"not checked against this run: {RUN_KEY_ENV} is not set"
+#: The opt-in that merges shard reports without checking them (``secreview report``).
+TRUST_FLAG = "--trust-unbound-shards"
+#: What kind of merge it was, said first by every summary of the merged report.
+NO_KEY_KIND = (f"No shard report was merged: {RUN_KEY_ENV} is not set, so none could be checked "
+               "against this run and each is unreviewed. Set it to the key the shards ran "
+               f"with (or merge unchecked with {TRUST_FLAG})")
+UNCHECKED_KIND = (f"Shard reports merged unchecked ({TRUST_FLAG}): {RUN_KEY_ENV} is not set, so "
+                  "nothing shows that this run produced them; any report in the merged "
+                  "directories counts as reviewed, a forged one too")
+
+
 @dataclass(frozen=True)
 class BoundShards:
-    """The shard files this run produced, and an unreviewed item for each shard it did not."""
+    """The shard files whose results count, and an unreviewed item for each shard that
+    sent none."""
 
+    #: The reports merged, with the JUnit files merged with them.
     summaries: tuple[Path, ...]
     junit: tuple[Path, ...]
-    #: (what was not reviewed, why) for each foreign report and each missing group.
+    #: (what was not reviewed, why) for each report refused or unchecked and each missing group.
     unreviewed: tuple[tuple[str, str], ...]
     lines: tuple[str, ...]
+    #: Reports none of whose results count (no key to check them): read only for the range
+    #: and threshold the merged report is of.
+    unchecked: tuple[Path, ...] = ()
+    #: What kind of merge this was, for the merged report's ``review_kind`` (None: checked).
+    kind: str | None = None
 
 
 def bind_shards(files: ShardFiles, key: bytes | None, env: Mapping[str, str], *,
-                shards: int | None = None) -> BoundShards:
-    """Keep the shard reports whose binding verifies under ``key`` (see
-    :func:`.run_binding.verify_binding`), with the JUnit files they name. Each foreign report,
-    and each group of ``shards`` (else of the split the bindings record) without a bound
-    report, is listed as unreviewed (:func:`merge_reports` makes an item of each). Without a
-    key nothing can be checked: every file is kept, and a line says so.
+                shards: int | None = None, trust_unbound: bool = False) -> BoundShards:
+    """The shard reports to merge, and what is unreviewed.
+
+    With ``key``: the reports whose binding verifies under it (see
+    :func:`.run_binding.verify_binding`), with the JUnit files they name; each other report is
+    listed as unreviewed (:func:`merge_reports` makes an item of each). ``trust_unbound`` then
+    changes nothing: what can be checked is.
+
+    Without ``key`` nothing can be checked: each report is listed as unreviewed (not checked
+    against this run) and kept only in :attr:`BoundShards.unchecked`, and a line says how to
+    fix it; with ``trust_unbound`` every report and every JUnit file is merged unchecked, the
+    group each claims read from its unsigned binding, and a line and
+    :attr:`BoundShards.kind` say so.
+
+    Each group of ``shards`` (else of the split the bindings record) without a report to merge
+    is listed as unreviewed. Raises :class:`ConfigError` when the reports disagree on the
+    number of shards or with ``shards``, or two of them claim one group.
     """
-    if key is None:
-        return BoundShards(files.summaries, files.junit, (), (
-            f"shard reports not checked against the run ({RUN_KEY_ENV} is not set): they are "
-            "trusted as they are",))
-    bound: list[tuple[Path, ShardBinding]] = []
+    if key is None and not trust_unbound:
+        return BoundShards(
+            (), (), tuple((str(s), f"not reviewed: {s}: {NO_KEY_REASON}")
+                          for s in files.summaries),
+            (f"no shard report merged: {RUN_KEY_ENV} is not set, so none of the "
+             f"{len(files.summaries)} report(s) found can be checked against this run: each "
+             f"is unreviewed; set {RUN_KEY_ENV} to the key the shards ran with, or pass "
+             f"{TRUST_FLAG} to merge them unchecked (a report anyone placed in these "
+             "directories would then count as reviewed)",),
+            unchecked=files.summaries, kind=NO_KEY_KIND)
+    bound: list[tuple[Path, ShardBinding | None]] = []
     unreviewed: list[tuple[str, str]] = []
     lines: list[str] = []
-    for summary in files.summaries:
-        try:
-            bound.append((summary, verify_binding(summary, key, env)))
-        except ForeignShard as why:
-            unreviewed.append((str(summary),
-                               f"not reviewed: {summary} is not a report of this run: {why}"))
-            lines.append(f"shard report refused: {summary}: {why}")
-    splits = {b.splits for _, b in bound if b.splits is not None}
-    if len(splits) > 1:
-        raise ConfigError("the bound shard reports disagree on the number of shards ("
-                          + ", ".join(map(str, sorted(splits))) + "); merge one run's shards")
-    expected = shards or next(iter(splits), None)
-    groups = {b.group for _, b in bound if b.group is not None}
-    if expected is not None:
-        for group in range(1, expected + 1):
-            if group not in groups:
-                unreviewed.append((
-                    f"shard {group} of {expected}",
-                    f"not reviewed: shard {group} of {expected} sent no report of this run"))
+    if key is None:
+        lines.append(f"shard reports trusted unchecked ({TRUST_FLAG}): {RUN_KEY_ENV} is not "
+                     "set, so nothing shows that this run produced them; set it to the key the "
+                     "shards ran with to merge only this run's reports")
+        for summary in files.summaries:
+            try:
+                bound.append((summary, unchecked_binding(summary)))
+            except ForeignShard:
+                bound.append((summary, None))
+    else:
+        if trust_unbound:
+            lines.append(f"{TRUST_FLAG} has no effect: {RUN_KEY_ENV} is set, so every shard "
+                         "report is checked against it")
+        for summary in files.summaries:
+            try:
+                bound.append((summary, verify_binding(summary, key, env)))
+            except ForeignShard as why:
+                unreviewed.append((str(summary),
+                                   f"not reviewed: {summary} is not a report of this run: {why}"))
+                lines.append(f"shard report refused: {summary}: {why}")
+    missing, group_lines = _missing_groups(bound, shards,
+                                           "" if key is None else " of this run")
+    unreviewed += missing
+    lines += group_lines
     if not bound:
         raise ConfigError("no shard report of this run to merge (" + "; ".join(lines)
                           + f"); every shard's binding must verify under this run's "
                           f"{RUN_KEY_ENV}: pass the directories this run's shards uploaded")
-    junit = []
-    for summary, binding in bound:
-        path = binding.junit_path(summary.parent)
-        if path is not None:
-            junit.append(path)
+    if key is None:
+        junit = list(files.junit)
+    else:
+        junit = [path for summary, binding in bound if binding is not None
+                 and (path := binding.junit_path(summary.parent)) is not None]
     return BoundShards(tuple(p for p, _ in bound), tuple(junit), tuple(unreviewed),
-                       tuple(lines))
+                       tuple(lines), kind=None if key is not None else UNCHECKED_KIND)
+
+
+def _missing_groups(bound: Sequence[tuple[Path, ShardBinding | None]], shards: int | None,
+                    of_run: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """(what, why) of each group of the split without a report among ``bound`` (``of_run``
+    ends the why), and lines about reports that name no group. The split is ``shards``, else
+    the one the bindings record; raises :class:`ConfigError` when they disagree, or a group
+    is claimed twice or is not one of the split."""
+    recorded: dict[int, list[Path]] = {}
+    for summary, binding in bound:
+        if binding is not None and binding.splits is not None:
+            recorded.setdefault(binding.splits, []).append(summary)
+    if len(recorded) > 1:
+        raise ConfigError(
+            "the shard reports disagree on the number of shards ("
+            + ", ".join(map(str, sorted(recorded))) + "): "
+            + "; ".join(f"{paths[0]} records {n}" for n, paths in sorted(recorded.items()))
+            + "; merge the shards of one split of one run")
+    if shards is not None and recorded and shards not in recorded:
+        (splits, paths), = recorded.items()
+        raise ConfigError(f"--shards {shards}, but the shard reports record a split into "
+                          f"{splits} ({paths[0]}); pass the --splits the shards ran with")
+    expected = shards or next(iter(recorded), None)
+    claims: dict[int, list[Path]] = {}
+    for summary, binding in bound:
+        if binding is not None and binding.group is not None:
+            claims.setdefault(binding.group, []).append(summary)
+    of = f" of {expected}" if expected is not None else ""
+    for group, paths in sorted(claims.items()):
+        if expected is not None and group > expected:
+            raise ConfigError(f"{paths[0]} claims shard {group}{of}: not a group of the split")
+        if len(paths) > 1:
+            raise ConfigError(
+                f"{len(paths)} reports claim shard {group}{of}: "
+                + ", ".join(map(str, paths)) + "; merge one report per group (keep the one "
+                "its shard job uploaded in this run, remove the others)")
+    if expected is None:
+        return [], []
+    lines = [f"{summary}: records no group of the split, so it stands for no shard of "
+             f"{expected}" for summary, binding in bound
+             if binding is None or binding.group is None]
+    missing = [(f"shard {group} of {expected}",
+                f"not reviewed: shard {group} of {expected} sent no report{of_run}")
+               for group in range(1, expected + 1) if group not in claims]
+    return missing, lines
 
 
 def _unreviewed_shard(what: str, reason: str, policy: Policy) -> ItemReport:
@@ -166,17 +263,26 @@ def load_report(path: Path) -> Report:
 
 def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
                   unreviewed: Sequence[tuple[str, str]] = (), *,
-                  unreviewed_policy: str = UNREVIEWED_FAILS) -> Report:
+                  unreviewed_policy: str = UNREVIEWED_FAILS,
+                  unchecked: Sequence[Report] = (), kind: str | None = None) -> Report:
     """One report for the whole review. An item reported by several shards (a re-run of one
     shard) keeps its last result; outcomes, findings and usage are recomputed from the items
     so the totals always agree with them. ``unreviewed``: (what, why) of each shard that
     sent no report of this run (:func:`bind_shards`): an item each, failed under
-    ``unreviewed_policy`` ``fail``, else skipped, never passed; listed as not reviewed too."""
-    if not reports:
+    ``unreviewed_policy`` ``fail``, else skipped, never passed; listed as not reviewed too.
+
+    ``unchecked``: reports nothing of which counts (no key to check them, see
+    :attr:`BoundShards.unchecked`); they only name the range and threshold, which must agree
+    like the others'. ``sources`` names ``reports`` then ``unchecked``, for error messages.
+    ``kind``: what kind of merge this was (:attr:`BoundShards.kind`), the merged report's
+    ``review_kind``, said first by every summary; the shards' own ``review_kind`` then
+    becomes a note (a note is escaped where it is shown, and those texts are unchecked)."""
+    framing = [*reports, *unchecked]
+    if not framing:
         raise ConfigError("nothing to merge: no shard report of this run was given")
-    names = [str(p) for p in sources] or [f"shard {i + 1}" for i in range(len(reports))]
-    first = reports[0]
-    for name, report in zip(names[1:], reports[1:], strict=False):
+    names = [str(p) for p in sources] or [f"shard {i + 1}" for i in range(len(framing))]
+    first = framing[0]
+    for name, report in zip(names[1:], framing[1:], strict=False):
         for field in ("base_sha", "head_sha", "fail_on"):
             if getattr(report, field) != getattr(first, field):
                 raise ConfigError(
@@ -194,6 +300,11 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
     counts = Counter(item.outcome for item in ordered)
     findings = sorted(one_per_problem(f for item in ordered for f in item.findings),
                       key=Finding.sort_key)
+    notes = [n for r in reports for n in r.notes]
+    review_kind = first.review_kind  # every shard ran with the same settings
+    if kind is not None:
+        notes = [*([review_kind] if review_kind and reports else []), *notes]
+        review_kind = kind
     return Report(
         tool_version=first.tool_version,
         repository=next((r.repository for r in reports if r.repository), None),
@@ -208,8 +319,8 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
         rules=_unique_rules(r for rep in reports for r in rep.rules),
         not_reviewed=_merged_not_reviewed(reports, ordered),
         usage=_usage(ordered),
-        notes=list(dict.fromkeys(n for r in reports for n in r.notes)),
-        review_kind=first.review_kind,  # every shard ran with the same settings
+        notes=list(dict.fromkeys(notes)),
+        review_kind=review_kind,
     )
 
 

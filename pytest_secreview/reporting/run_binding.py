@@ -11,6 +11,11 @@ that key. A file committed before the run cannot carry a valid one: the key did 
 
 The key is a per-run value, not a long-lived secret: it never appears in a report, an artifact
 or a comment, and a key that leaked after its run binds nothing of a later one.
+
+A shard of a split review run without the key still writes the file, unsigned (``"hmac":
+null``), so that ``secreview report --merge --trust-unbound-shards`` knows which group of the
+split each report claims to be (:func:`unchecked_binding`). An unsigned binding proves nothing:
+with a key, :func:`verify_binding` refuses it like any other.
 """
 
 from __future__ import annotations
@@ -79,17 +84,18 @@ def _mac(key: bytes, binding: ShardBinding) -> str:
     return hmac.new(key, canonical.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def write_binding(report_dir: Path, binding: ShardBinding, key: bytes) -> Path:
-    """Write ``binding`` with its HMAC into ``report_dir``; returns the file."""
-    data = {"v": _VERSION, **asdict(binding), "hmac": _mac(key, binding)}
+def write_binding(report_dir: Path, binding: ShardBinding, key: bytes | None) -> Path:
+    """Write ``binding`` with its HMAC under ``key`` into ``report_dir`` (``key`` None: unsigned,
+    it binds nothing); returns the file."""
+    data = {"v": _VERSION, **asdict(binding),
+            "hmac": None if key is None else _mac(key, binding)}
     return write_text_atomic(report_dir / BINDING_NAME,
                              json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def verify_binding(summary: Path, key: bytes, env: Mapping[str, str]) -> ShardBinding:
-    """The binding of the shard whose ``summary.json`` is ``summary``, checked: its HMAC
-    under ``key``, the run id (when ``GITHUB_RUN_ID`` is set here), the SHA-256 of the
-    summary and of the JUnit file it names. Raises :class:`ForeignShard` saying what failed."""
+def _read_binding(summary: Path) -> tuple[ShardBinding, object]:
+    """The binding beside ``summary`` as written, and its ``hmac`` (unchecked). Raises
+    :class:`ForeignShard` when there is none or it cannot be read."""
     path = summary.parent / BINDING_NAME
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -104,7 +110,28 @@ def verify_binding(summary: Path, key: bytes, env: Mapping[str, str]) -> ShardBi
         binding = ShardBinding(**fields)  # type: ignore[arg-type]
     except TypeError:
         raise ForeignShard(f"{BINDING_NAME} is malformed") from None
-    given = data.get("hmac")
+    for name in ("group", "splits"):
+        value = getattr(binding, name)
+        if value is not None and (type(value) is not int or value < 1):
+            raise ForeignShard(f"{BINDING_NAME} is malformed ({name} {value!r})")
+    return binding, data.get("hmac")
+
+
+def unchecked_binding(summary: Path) -> ShardBinding:
+    """What the binding beside ``summary`` says, signed or not, checked for nothing: for a
+    merge told to trust unchecked reports (``--trust-unbound-shards``), which still needs to
+    know the group each report claims. Raises :class:`ForeignShard` when there is none or it
+    cannot be read."""
+    return _read_binding(summary)[0]
+
+
+def verify_binding(summary: Path, key: bytes, env: Mapping[str, str]) -> ShardBinding:
+    """The binding of the shard whose ``summary.json`` is ``summary``, checked: its HMAC
+    under ``key``, the run id (when ``GITHUB_RUN_ID`` is set here), the SHA-256 of the
+    summary and of the JUnit file it names. Raises :class:`ForeignShard` saying what failed."""
+    binding, given = _read_binding(summary)
+    if given is None:
+        raise ForeignShard(f"{BINDING_NAME} is unsigned: its shard ran without {RUN_KEY_ENV}")
     if not (isinstance(given, str) and hmac.compare_digest(given, _mac(key, binding))):
         raise ForeignShard(f"{BINDING_NAME} was not made with this run's {RUN_KEY_ENV}")
     run_id = env.get("GITHUB_RUN_ID")
