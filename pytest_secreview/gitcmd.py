@@ -91,13 +91,15 @@ def run_git(
     return proc
 
 
-def popen_git(repo: Path, *args: str) -> subprocess.Popen[bytes]:
-    """Start ``git <SAFE_CONFIG> <args>`` streaming stdout (for diffs too large to buffer)."""
+def popen_git(repo: Path, *args: str, stdin: bool = False) -> subprocess.Popen[bytes]:
+    """Start ``git <SAFE_CONFIG> <args>`` streaming stdout (for diffs too large to buffer);
+    ``stdin``: with a pipe to write git's input to (``cat-file --batch``)."""
     try:
         return subprocess.Popen(
             ["git", *SAFE_CONFIG, *args],
             cwd=repo,
             env=git_env(),
+            stdin=subprocess.PIPE if stdin else None,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )

@@ -31,7 +31,6 @@ from .reporting.output_paths import refuse_linked_outputs
 from .reporting.spill import ItemSpill
 from .reporting.summary import Summary
 from .reporting.terminal import write_summary
-from .severity import one_line
 from .shared import HANDOFF_KEY, WORKERINPUT_KEY, create_session_dir, remove_session_dir
 from .startup import start_review
 from .state import REVIEW_KEY, ReviewState, review_state
@@ -200,11 +199,12 @@ class ReviewSession:
         made: list[pytest.Item] = []  # items of the session itself, not of a rule file
         if not review.deterministic_review:  # the intent audit needs a model's verdict
             made.extend(intent_items(session, review))  # one per change
+        from .triage.gaps import gap_name
+
         for gap in review.gaps:  # too large, binary, submodules, over the budget
-            name = f"unreviewed[{one_line(gap.file.path)}]"
             made.append(UnreviewedItem.from_parent(
-                session, name=name, nodeid=f"secreview::{name}", file=gap.file,
-                reason=gap.reason, scan=gap.scan,
+                session, name=gap_name(gap.file.path), nodeid=gap.nodeid, file=gap.file,
+                reason=gap.reason, scan=gap.scan, not_code=gap.not_code,
             ))
         items.extend(announce_collected(session, made))
 

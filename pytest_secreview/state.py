@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .scanners.session import ScannerSession
     from .suppression.apply import Quiet
     from .suppression.authority import Authority
+    from .triage.coverage import LeftOut
     from .triage.gaps import Gap
     from .triage.ignore import IgnoreFile
     from .triage.links import Links
@@ -118,13 +119,20 @@ class ReviewState:
         return plan_triage(self.diff, self.prepared, self.rules, added, record, idle,
                            self.ignore)
 
+    @property
+    def left_out(self) -> tuple[LeftOut, ...]:
+        """What the general review left out of the model's view in this run (documentation,
+        lock files, hunks over its budget...): nothing when it makes no item. Without a model
+        nothing is in front of one, the review-kind line says so once, and a budget line for
+        a rule that did not run would name a gap no setting of it can close."""
+        return () if self.deterministic_review else self.triage.left_out()
+
     @cached_property
     def gaps(self) -> list[Gap]:
         """What no item reviews: each an unreviewed item, and a line of the report."""
         from .triage.gaps import review_gaps
-        # Without a model the general review does not run: its budget leaves nothing out.
-        left_out = () if self.deterministic_review else self.triage.left_out()
-        return review_gaps(self.repo, self.diff, left_out, self.links)
+
+        return review_gaps(self.repo, self.diff, self.left_out, self.links)
 
     def run_model_triage(self) -> None:
         """``--secreview-triage=model``: ask the model which rules to add, once, on the

@@ -41,8 +41,8 @@ class UnreviewedFailure(Exception):
             f"not reviewed: {one_line(self.what)}\n"
             f"    why: {one_line(self.why)}\n"
             "--secreview-unreviewed=fail made this item fail: nothing that was not checked "
-            "passes. Fix the cause above; for a file the review should never read (a compiled "
-            "catalogue, vendored code) add its path to .secreviewignore on the base branch; or "
+            "passes. Fix the cause above; for a file the review should never read (vendored "
+            "or generated code) add its path to .secreviewignore on the base branch; or "
             "use --secreview-unreviewed=warn to skip such items with a warning"
         )
 

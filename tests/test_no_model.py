@@ -4,6 +4,7 @@ not failed), so ``--secreview-unreviewed=fail`` applies to real gaps only."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 
@@ -70,3 +71,25 @@ def test_a_missing_scanner_is_a_real_gap(pytester: pytest.Pytester, review_repo:
     result = _review(pytester)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "bandit is not installed" in result.stdout.str()
+
+
+def test_the_general_reviews_budget_is_no_gap_when_it_makes_no_item(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    # Without a model the general review makes no item: the hunks it would have left over its
+    # budget are not "not reviewed" (nothing is in front of a model; the review-kind line
+    # says so once), and --secreview-unreviewed=fail has no gap to fail.
+    from pytest_secreview.rules.loader import bundled_rules_dir
+
+    capped = (bundled_rules_dir() / "security-review.md").read_text().replace(
+        "lines_per_item: 400", "lines_per_item: 2").replace("max_items: 40", "max_items: 1")
+    review_repo(pr={f"src/m{i}.py": "a = 1\nb = 2\n" for i in range(5)},
+                rules={"security-review": capped})
+    result = _review(pytester, "--secreview-rules", "secreview/rules")
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK, out
+    assert "over the coverage budget" not in out
+    assert "coverage.max_items" not in out
+    summary = json.loads((pytester.path / "secreview-artifacts/report/summary.json").read_text())
+    assert summary["not_reviewed"] == []
+    assert "over the coverage budget" not in _markdown(pytester)

@@ -165,3 +165,52 @@ def test_a_new_symlink_out_of_the_repository_or_at_a_secret_is_an_unreviewed_ite
     assert "secreview::unreviewed[static/favicon.ico]" in out
     assert why in out and target in out
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_the_budget_line_counts_each_file_once_and_says_what_would_change_it(
+    pytester: pytest.Pytester, review_repo: Build, server: FakeServer
+) -> None:
+    capped = GENERAL.replace("lines_per_item: 400", "lines_per_item: 2").replace(
+        "max_items: 40", "max_items: 1")
+    long_base = "".join(f"v{i} = {i}\n" for i in range(30))
+    two_hunks = long_base.replace("v1 = 1\n", "v1 = 10\n").replace("v28 = 28\n", "v28 = 0\n")
+    review_repo(base={"zzz/two.py": long_base},
+                pr={"aaa/filler.py": "a = 1\nb = 2\n", "zzz/one.py": "c = 3\n",
+                    "zzz/two.py": two_hunks, "zzz/three.py": "d = 4\n"},
+                rules={"security-review": capped})
+    result = _review(pytester, *_model(server))
+    out = result.stdout.str()
+    over = [n for n in _summary(pytester)["not_reviewed"]  # type: ignore[attr-defined]
+            if n["reason"].startswith("over the coverage budget")]
+    assert sorted(n["path"] for n in over) == ["zzz/one.py", "zzz/three.py", "zzz/two.py"]
+    # One reason for every file over the budget of one rule: one line that counts files.
+    (reason,) = {n["reason"] for n in over}
+    assert reason.startswith("over the coverage budget of security-review (1 item)")
+    assert "raise coverage.max_items in secreview/rules/security-review.md" in reason
+    assert "split the pull request" in reason
+    assert f"not reviewed: 3 (listed in summary.md): 3 x {reason}" in out
+    # The hunks are counted once each, in the coverage line.
+    assert "4 hunk(s) of 3 file(s) over its budget are not reviewed" in out
+
+
+def test_the_advice_for_the_bundled_rule_names_a_change_that_takes_effect() -> None:
+    from pytest_secreview.diff.parser import parse_diff_text
+    from pytest_secreview.rules.parse import parse_rule
+    from pytest_secreview.triage.coverage import plan_coverage
+
+    bundled = parse_rule((bundled_rules_dir() / "security-review.md").read_bytes(),
+                         "rules/security-review.md")
+    assert bundled.coverage is not None
+    body = "".join(f"+x{i} = {i}\n" for i in range(300))
+    patch = "".join(
+        f"diff --git a/m{n:02d}.py b/m{n:02d}.py\nnew file mode 100644\n--- /dev/null\n"
+        f"+++ b/m{n:02d}.py\n@@ -0,0 +1,300 @@\n{body}"
+        for n in range(bundled.coverage.max_items + 2))
+    plan = plan_coverage(parse_diff_text(patch), [bundled], [])
+    assert len(plan.batches) == bundled.coverage.max_items
+    over = [x for x in plan.left_out if x.over_budget]
+    assert [(x.path, x.hunks) for x in over] == [("m40.py", 1), ("m41.py", 1)]
+    reason = over[0].reason
+    # The bundled file cannot be edited: the advice says what to do instead.
+    assert "raise coverage.max_items in rules/security-review.md" not in reason
+    assert "copy rules/security-review.md" in reason and ":bundled" in reason

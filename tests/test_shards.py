@@ -20,6 +20,7 @@ from pytest_secreview.reporting.merge import (
     merge_reports,
     write_durations,
 )
+from tests.binaries import png
 from tests.conftest import DEBUG_RULE, ReviewRepo, aws_key_id
 
 Build = Callable[..., ReviewRepo]
@@ -308,3 +309,25 @@ def test_a_binding_from_another_key_or_an_edited_summary_is_refused(
     summary = shard / "report" / "summary.json"
     summary.write_text(summary.read_text().replace('"failed"', '"passed"'))
     assert _merge(pytester, monkeypatch, [shard])[0] == 2
+
+
+def test_the_merge_keeps_what_the_shards_listed_as_not_code(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    """An image is scanned for credentials in one shard and listed as not code: the merged
+    report lists it as the single run does, and counts it nowhere as a gap."""
+    repo = review_repo(rules={"debug": DEBUG_RULE}, base={".gitignore": "out/\n"},
+                       pr={"svc/a.py": "debug = True\n", "svc/b.py": "debug = True\n"})
+    repo.write("static/logo.png", png())
+    repo.commit("add the logo")
+    single = pytester.path / "out" / "single"
+    _review(pytester, single)
+    expected = json.loads((single / "report" / "summary.json").read_text())
+    assert expected["not_code"] == [{"path": "static/logo.png", "content": "PNG image"}]
+    shards = [pytester.path / "out" / f"shard-{group}" for group in (1, 2)]
+    for group, out in enumerate(shards, start=1):
+        _review(pytester, out, "--splits", "2", "--group", str(group))
+    files = find_shard_files(shards)
+    merged = merge_reports([load_report(p) for p in files.summaries], files.summaries)
+    assert [n.model_dump() for n in merged.not_code] == expected["not_code"]
+    assert not merged.not_reviewed

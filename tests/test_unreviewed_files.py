@@ -123,19 +123,23 @@ def test_the_offline_review_reports_what_the_item_reports(review_repo: Build) ->
     assert [p for p, _ in result.not_reviewed] == ["settings.py"]
 
 
-def test_a_real_binary_file_is_listed_as_binary_and_reports_nothing(
+def test_a_real_image_is_scanned_and_listed_as_not_code(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:
+    # Scanned like any binary file, then not a gap: an image holds no code (tests/
+    # test_not_code.py); the same bytes under a name that is not media stay a gap.
     review_repo(rules={"aws": SECRET_RULE}, pr={"img/logo.png": png_bytes(),  # type: ignore[dict-item]
+                                               "img/logo.bin": png_bytes(),  # type: ignore[dict-item]
                                                "app.py": "y = 2\n"})
     result = run(pytester)
-    result.assert_outcomes(skipped=1)
+    result.assert_outcomes(passed=1, skipped=1)
     out = result.stdout.str()
-    assert "img/logo.png not reviewed: binary file" in out
+    assert "img/logo.bin not reviewed: binary file" in out
     data = report(pytester)
     assert data["findings"] == []
     assert [(n["path"], n["reason"].split(" (")[0]) for n in data["not_reviewed"]  # type: ignore[attr-defined]
-            ] == [("img/logo.png", "binary file")]
+            ] == [("img/logo.bin", "binary file")]
+    assert data["not_code"] == [{"path": "img/logo.png", "content": "PNG image"}]
 
 
 def test_a_padded_file_without_findings_is_skipped_with_the_reason(

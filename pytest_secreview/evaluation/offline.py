@@ -27,6 +27,7 @@ from ..rules.model import Rule
 from ..rules.parse import parse_rules
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
+from ..triage.gaps import BinaryContent, read_binary
 from ..triage.ignore import read_ignore_file
 from ..triage.links import read_links
 from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_target
@@ -44,6 +45,9 @@ class RangeReview:
     findings: tuple[Finding, ...]  # worst first, then by location; suppressed ones marked
     rule_errors: tuple[str, ...] = ()  # one line per rule file that did not parse
     not_reviewed: tuple[tuple[str, str], ...] = ()  # (path, reason)
+    #: (path, what it is): binary media, by name and content, that the rules scanned and
+    #: that is not code (:func:`~..triage.gaps.judge_binary`), so not in ``not_reviewed``.
+    not_code: tuple[tuple[str, str], ...] = ()
     needs_model: tuple[tuple[str, str], ...] = ()  # (rule id, path) left for a model
     triage: TriagePlan | None = None  # which rules run where; the general review's batches
 
@@ -136,10 +140,16 @@ def review_range(
             streamed, _cut = scan_unreviewed(repo, diff.base_sha, diff.head_sha, file,
                                              scanning)
             findings.extend(streamed)
+    # What each binary file named like media really is: the plugin's gaps' classification.
+    content = read_binary(repo, diff.head_sha, diff.files)
+    not_code = tuple((path, seen.not_code) for path, seen in sorted(content.items())
+                     if seen.not_code is not None)
+    media = {path for path, _ in not_code}
     not_reviewed = tuple(
-        (f.path, f.unreviewed_reason or _why_not(f.binary, f.too_large, f.submodule))
+        (f.path, content.get(f.path, BinaryContent(None)).reason(
+            f.unreviewed_reason or _why_not(f.binary, f.too_large, f.submodule)))
         for f in diff.files if not f.reviewable and f.kind.value != "deleted"
-        and ignore.pattern_of(f.path) is None
+        and ignore.pattern_of(f.path) is None and f.path not in media
     ) + tuple(sorted(taint_failed.items()))
     return RangeReview(
         diff=diff,
@@ -147,6 +157,7 @@ def review_range(
         findings=tuple(sorted(findings, key=Finding.sort_key)),
         rule_errors=tuple(errors),
         not_reviewed=not_reviewed,
+        not_code=not_code,
         needs_model=tuple(dict.fromkeys(needs_model)),
         triage=plan,
     )

@@ -19,15 +19,18 @@ class UnreviewedItem(ReviewItem):
     With ``scan``, the
     deterministic rules still scan it, line by line from git in bounded memory: a finding at
     the threshold fails the item; otherwise the ``--secreview-unreviewed`` policy decides
-    (fail, or skip with the reason), never a pass."""
+    (fail, or skip with the reason), never a pass. Known binary media (``not_code``: an image,
+    a font, a compiled catalogue, audio or video, by name and content) is not a gap: once its
+    scan ran it passes, unless a finding fails it."""
 
     def __init__(self, *, file: FileDiff, reason: str, scan: bool = True,
-                 **kwargs: Any) -> None:
+                 not_code: str | None = None, **kwargs: Any) -> None:
         super().__init__(path=file.path, **kwargs)
         self.file = file
         self.reviewed_path = file.path
         self.reason = reason
         self.scan = scan
+        self.not_code = not_code if scan else None
 
     def setup(self) -> None:
         from ..evaluation.deterministic import MAX_STREAMED_FINDINGS, scan_unreviewed
@@ -44,6 +47,8 @@ class UnreviewedItem(ReviewItem):
         self.ignored = review.ignore.pattern_of(self.file.path)
         rules = [r for r in review.rules if not review.ignore.excludes(r, self.file.path)
                  and not review.prepared.excludes(r, self.file.path)]
+        # Known media is not a gap once the rules read it (the report lists it as not code).
+        not_code = self.not_code
         if not self.scan:
             note = self.reason
             self.ignored = None  # nothing to scan: a submodule, hunks over the budget
@@ -51,12 +56,16 @@ class UnreviewedItem(ReviewItem):
             if self.ignored is not None:
                 note = (f"{self.reason}; ignored ({IGNORE_FILE}: {self.ignored}): the "
                         "credential rules scanned it line by line")
+            elif not_code is not None:
+                note = (f"{not_code}, not code (binary media, by its name and content); the "
+                        "deterministic rules scanned it line by line")
             try:
                 found, cut = scan_unreviewed(review.repo, review.diff.base_sha,
                                              review.diff.head_sha, self.file, rules)
             except GitError as exc:
                 note = f"{self.reason}; the deterministic scan failed: {exc}"
                 self.ignored = None  # nothing was checked: it counts as not reviewed
+                not_code = None
         if cut:
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
         hook = self.config.hook.pytest_secreview_filter_finding
@@ -67,8 +76,9 @@ class UnreviewedItem(ReviewItem):
                                                 reused=False)
         record = ItemRecord(nodeid=self.nodeid, rule=None, path=self.file.path,
                             findings=as_found, changes=changes,
-                            # an ignored file whose credential scan ran is not a gap
-                            not_reviewed=note if self.ignored is None else None)
+                            # an ignored file or known media whose scan ran is not a gap
+                            not_reviewed=note if self.ignored is None and not_code is None
+                            else None)
         self.verdict = self.conclude(record)
         self.note = note
 
@@ -78,8 +88,10 @@ class UnreviewedItem(ReviewItem):
                    skip_message=f"{path} not reviewed: {self.note}")
 
     def failure_subject(self) -> str:
+        if self.not_code is not None:
+            return f"{one_line(self.file.path)} ({self.not_code}, not code)"
         return f"{one_line(self.file.path)}, not reviewed"
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         path = one_line(self.reviewed_path)
-        return Path(path), 0, f"not reviewed: {path}"
+        return Path(path), 0, f"{'not code' if self.not_code else 'not reviewed'}: {path}"

@@ -126,6 +126,9 @@ def format_review(review: RangeReview) -> str:
     if review.not_reviewed:
         lines += ["", "Not reviewed:"]
         lines += [f"  {path}: {why}" for path, why in review.not_reviewed]
+    if review.not_code:
+        lines += ["", "Not code (binary media, by name and content; scanned for credentials):"]
+        lines += [f"  {path}: {what}" for path, what in review.not_code]
     if review.needs_model:
         lines += ["", "Left for a model (the agentic review; run pytest --secreview with a model):"]
         lines += [f"  {rule} on {path}" for rule, path in review.needs_model]

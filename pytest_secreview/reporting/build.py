@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import __version__
 from ..core.findings import Finding
 from ..diff.kinds import exclusion_note
@@ -9,9 +11,21 @@ from ..github.context import PullRequest
 from ..rules.scanner_spec import NO_SEMGREP_CONFIG
 from ..severity import one_line
 from .kind import review_kind
-from .model import ChangeReport, FixReport, ItemReport, NotReviewed, Report, RuleReport, Usage
+from .model import (
+    ChangeReport,
+    FixReport,
+    ItemReport,
+    NotCode,
+    NotReviewed,
+    Report,
+    RuleReport,
+    Usage,
+)
 from .review_view import ReviewView
 from .summary import ItemResult, Summary
+
+if TYPE_CHECKING:
+    from ..triage.gaps import Gap
 
 
 def _rules(review: ReviewView) -> list[RuleReport]:
@@ -65,17 +79,43 @@ def build_report(review: ReviewView, summary: Summary, pr: PullRequest | None) -
         items=items,
         rules=_rules(review),
         not_reviewed=not_reviewed_entries(review, summary),
+        not_code=[NotCode(path=path, content=content)
+                  for path, content in sorted(not_code(review, summary).items())],
         usage=Usage(**summary.usage_totals()),
         notes=[*review.rule_files.notes, *coverage_notes(review)],
         review_kind=review_kind(review),
     )
 
 
+def settled_gaps(review: ReviewView, summary: Summary) -> list[Gap]:
+    """The gaps whose unreviewed item ran its scan and recorded nothing unreviewed: a file
+    ``.secreviewignore`` names (listed in the notes) or binary media (:func:`not_code`).
+    Neither is counted as not reviewed; an item that did not run, or whose scan failed,
+    leaves its file not reviewed."""
+    settled = []
+    for gap in review.gaps:
+        result = summary.items.get(gap.nodeid)
+        if (gap.scan and result is not None and not result.not_reviewed
+                and result.outcome in ("passed", "failed")):
+            settled.append(gap)
+    return settled
+
+
+def not_code(review: ReviewView, summary: Summary) -> dict[str, str]:
+    """Path -> what it is, for every changed file that is binary media holding no code (the
+    gaps' one classification, :func:`~..triage.gaps.judge_binary`) once its item scanned it:
+    listed as not code by every output, never as not reviewed."""
+    return {gap.file.path: gap.not_code for gap in settled_gaps(review, summary)
+            if gap.not_code is not None}
+
+
 def not_reviewed_entries(review: ReviewView, summary: Summary) -> list[NotReviewed]:
     """What was not (fully) reviewed, one entry per path and rule, sorted: the one list that
     ``summary.json`` holds and that summary.md and the terminal count (in files:
-    :func:`~.model.files_not_reviewed`)."""
+    :func:`~.model.files_not_reviewed`). A settled gap (:func:`settled_gaps`: an ignored
+    file, binary media) is not in it."""
     unreviewed = {r.nodeid: r.not_reviewed for r in summary.items.values() if r.not_reviewed}
+    settled = {gap.file.path for gap in settled_gaps(review, summary)}
     batches = batch_paths(review)
     not_reviewed = [
         NotReviewed(path=path, rule=i.rule,
@@ -86,11 +126,12 @@ def not_reviewed_entries(review: ReviewView, summary: Summary) -> list[NotReview
         for path in batches.get(i.nodeid, (i.path,))
     ]
     # What the general review left out (documentation, lock files, over budget...).
-    not_reviewed.extend(NotReviewed(path=x.path, reason=x.reason)
-                        for x in review.triage.left_out())
-    listed = {x.path for x in review.triage.left_out()}  # over the budget: listed above
+    not_reviewed.extend(NotReviewed(path=x.path, reason=x.reason) for x in review.left_out)
+    listed = {x.path for x in review.left_out}  # over the budget: listed above
     gaps = {gap.file.path: gap.reason for gap in review.gaps if gap.file.path not in listed}
     for file in review.diff.files:
+        if file.path in settled:
+            continue
         reason = gaps.get(file.path) or file.unreviewed_reason
         if reason:
             not_reviewed.append(NotReviewed(path=file.path, reason=reason))
@@ -114,7 +155,9 @@ def batch_paths(review: ReviewView) -> dict[str, tuple[str, ...]]:
 
 def coverage_notes(review: ReviewView) -> list[str]:
     """One line on the coverage guarantee: how many hunks the general review batched, or
-    why nothing guarantees that every hunk is in front of a model."""
+    why nothing guarantees that every hunk is in front of a model; after the lines on what
+    made no item for want of configuration (semgrep without its rule files) and on the files
+    out of the non-credential rules by default, which every branch keeps."""
     plan = review.triage
     cov = plan.coverage
     notes = [f"{rule.id} made no item: {NO_SEMGREP_CONFIG}" for rule in review.rules
@@ -127,12 +170,15 @@ def coverage_notes(review: ReviewView) -> list[str]:
         return notes  # the review-kind line says the general review did not run
     if cov.rule is None:
         if not plan.reviewable:
-            return []
-        return ["no general review rule (a rule with `coverage:`, such as the bundled "
+            return notes
+        return [*notes, "no general review rule (a rule with `coverage:`, such as the bundled "
                 "security-review) is loaded: changed code that no rule matched is not in front "
                 "of a model; add --secreview-rules :bundled or copy rules/security-review.md"]
     if not cov.batches:
         return notes
     files = len({p.file.path for b in cov.batches for p in b.parts})
+    over = [x for x in review.left_out if x.over_budget]
+    beyond = (f"; {sum(x.hunks for x in over)} hunk(s) of {len(over)} file(s) over its budget "
+              "are not reviewed" if over else "")
     return [*notes, f"coverage: {cov.hunks_batched} hunk(s) of {files} file(s) that no specific "
-            f"rule matched are reviewed by {cov.rule.id} in {len(cov.batches)} item(s)"]
+            f"rule matched are reviewed by {cov.rule.id} in {len(cov.batches)} item(s){beyond}"]

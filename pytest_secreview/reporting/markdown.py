@@ -57,11 +57,11 @@ def to_markdown(
     ``full_report``: where the complete report is (trusted markdown), for the note shown when
     the summary had to be shortened.
 
-    Shortening order: details of findings below ``fail_on`` (lowest severity first), the notes
-    and resolved sections, findings below the notable threshold, details of failing findings
-    (last first), the remaining findings below ``fail_on``, the not-reviewed section, and last
-    failing findings themselves. Room left afterwards is given back worst first. A hard cut
-    at a line is the last resort (a tiny ``max_chars``).
+    Shortening order: details of findings below ``fail_on`` (lowest severity first), the
+    not-code list, the notes and resolved sections, findings below the notable threshold,
+    details of failing findings (last first), the remaining findings below ``fail_on``, the
+    not-reviewed section, and last failing findings themselves. Room left afterwards is given
+    back worst first. A hard cut at a line is the last resort (a tiny ``max_chars``).
     """
     rules = {r.id: r for r in report.rules}
     threshold = notable_threshold(report.fail_on)
@@ -74,6 +74,7 @@ def to_markdown(
     tail = {
         "resolved": _resolved_block(resolved),
         "not reviewed": _not_reviewed_block(report),
+        "not code": _not_code_block(report),
         "notes": _notes_block(report),
         "intent": _intent_block(report),
         "models": _models_block(report),
@@ -95,7 +96,7 @@ def to_markdown(
             blocks.append(added)
         blocks += [tail[name] or "" for name in ("intent", "models", "fixes", "suppressed",
                                                  "resolved",
-                                                 "not reviewed")
+                                                 "not reviewed", "not code")
                    if tail[name] and name not in dropped]
         blocks.append(_usage_block(report))
         if tail["notes"] and "notes" not in dropped:
@@ -211,6 +212,29 @@ def _not_reviewed_block(report: Report) -> str | None:
     if len(ordered) > _REASONS_LIMIT:
         rest = sum(len(e) for _r, e in ordered[_REASONS_LIMIT:])
         lines.append(f"- … and {rest} more for {len(ordered) - _REASONS_LIMIT} other reasons")
+    return "\n".join(lines)
+
+
+def _not_code_block(report: Report) -> str | None:
+    """Binary media that is not code: a list apart from what was not reviewed, that fails
+    nothing (the credential rules scanned each file; a finding is listed with the others)."""
+    if not report.not_code:
+        return None
+    groups: dict[str, list[str]] = {}
+    for entry in report.not_code:
+        groups.setdefault(entry.content, []).append(entry.path)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    lines = [f"### Not code ({len(report.not_code)})", "",
+             "Binary media, by name and content (images, fonts, compiled translations, audio "
+             "and video): no code to review. The credential rules scanned them.", ""]
+    for content, paths in ordered[:_REASONS_LIMIT]:
+        shown = ", ".join(inline_code(path, 160) for path in sorted(paths)[:_LIST_LIMIT])
+        more = f", … and {len(paths) - _LIST_LIMIT} more" if len(paths) > _LIST_LIMIT else ""
+        lines.append(f"- **{escape_text(content, 100, one_line=True)}** ({len(paths)}): "
+                     f"{shown}{more}")
+    if len(ordered) > _REASONS_LIMIT:
+        rest = sum(len(p) for _c, p in ordered[_REASONS_LIMIT:])
+        lines.append(f"- … and {rest} more of {len(ordered) - _REASONS_LIMIT} other kinds")
     return "\n".join(lines)
 
 

@@ -118,6 +118,7 @@ def _plan(entries: list[Entry], fail_on: Severity) -> list[_Step]:
     notable_passing = [e for e in passing if e.finding.severity.at_least(notable)]
     return [
         *(_Step(e, 1) for e in passing),
+        _Step(None, section="not code"),  # fails nothing: the first section to go
         _Step(None, section="notes"),
         _Step(None, section="resolved"),
         _Step(None, section="fixes"),

@@ -148,6 +148,15 @@ class NotReviewed(_Model):
     rule: str | None = None
 
 
+class NotCode(_Model):
+    """A changed file that is binary media holding no code (an image, a font, a compiled
+    translation catalogue, audio or video), told by its name and its content together. The
+    credential rules scanned it; it is not a gap and fails nothing by itself."""
+
+    path: str
+    content: str = Field(description="What its content is, e.g. 'PNG image'.")
+
+
 class Usage(_Model):
     """Totals over every item."""
 
@@ -186,6 +195,9 @@ class Report(_Model):
     items: list[ItemReport]
     rules: list[RuleReport]
     not_reviewed: list[NotReviewed]
+    not_code: list[NotCode] = Field(
+        default_factory=list, description="Binary media (by name and content) the credential "
+        "rules scanned: not code, so not in not_reviewed; sorted by path.")
     usage: Usage
     notes: list[str] = Field(default_factory=list)
     #: Set when no model was configured: what the review was (the deterministic checks) and

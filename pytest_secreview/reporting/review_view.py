@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..rules.loader import RuleFiles, RuleSource
     from ..rules.matcher import PreparedDiff
     from ..rules.model import Rule
+    from ..triage.coverage import LeftOut
     from ..triage.gaps import Gap
     from ..triage.plan import TriagePlan
 
@@ -53,6 +54,11 @@ class ReviewView(Protocol):
     @property
     def gaps(self) -> list[Gap]:
         """What no item reviews."""
+
+    @property
+    def left_out(self) -> tuple[LeftOut, ...]:
+        """What the general review left out of the model's view in this run (nothing when it
+        made no item)."""
 
     @property
     def deterministic_review(self) -> bool:

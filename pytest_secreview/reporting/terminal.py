@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from _pytest.terminal import TerminalReporter
 
@@ -185,20 +185,26 @@ def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> No
 
 def write_not_reviewed(tr: TerminalReporter, review: ReviewView, summary: Summary) -> None:
     """What was not reviewed, counted as summary.md and summary.json count it (one list:
-    :func:`~.build.not_reviewed_entries`), each reason once with its number of paths."""
-    from .build import not_reviewed_entries  # the report model loads only when a review ran
+    :func:`~.build.not_reviewed_entries`), each reason once with its number of paths; then
+    the binary media that is not code (:func:`~.build.not_code`), which fails nothing."""
+    from .build import not_code, not_reviewed_entries  # the report model loads only when used
     from .model import files_not_reviewed
 
     entries = not_reviewed_entries(review, summary)
-    if not entries:
-        return
-    reasons: dict[str, set[str]] = defaultdict(set)
-    for entry in entries:
-        reasons[entry.reason].add(entry.path)
-    tr.line(f"not reviewed: {files_not_reviewed(entries)} (listed in summary.md): " + "; ".join(
-        f"{len(paths)} x {one_line(reason)}"
-        for reason, paths in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))),
-        yellow=True)
+    if entries:
+        reasons: dict[str, set[str]] = defaultdict(set)
+        for entry in entries:
+            reasons[entry.reason].add(entry.path)
+        tr.line(f"not reviewed: {files_not_reviewed(entries)} (listed in summary.md): "
+                + "; ".join(f"{len(paths)} x {one_line(reason)}" for reason, paths in sorted(
+                    reasons.items(), key=lambda kv: (-len(kv[1]), kv[0]))), yellow=True)
+    media = not_code(review, summary)
+    if media:
+        kinds = Counter(media.values())
+        tr.line(f"not code: {len(media)} (binary media by name and content, scanned for "
+                "credentials; listed in summary.md): " + "; ".join(
+                    f"{n} x {kind}" for kind, n in sorted(kinds.items(),
+                                                          key=lambda kv: (-kv[1], kv[0]))))
 
 
 def _label(result: ItemResult) -> str:
@@ -223,7 +229,7 @@ def write_coverage(tr: TerminalReporter, review: ReviewView) -> None:
     for note in coverage_notes(review):
         tr.line(note, yellow=note.startswith("no general"))
     left: dict[str, list[str]] = defaultdict(list)
-    for item in review.triage.left_out():
+    for item in review.left_out:
         left[item.reason].append(item.path)
     if left:
         tr.line("not in front of a model:", yellow=True)

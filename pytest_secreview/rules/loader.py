@@ -27,6 +27,20 @@ def bundled_rules_dir() -> Path:
     return Path(__file__).resolve().parent.parent.parent / "rules"
 
 
+def is_bundled(source: str, sha: str) -> bool:
+    """True when the rule shown as ``source`` with content hash ``sha`` is a file of the
+    bundled pack, which a team cannot edit (it can only load its own copy instead)."""
+    from .model import content_sha
+
+    if not source.startswith("rules/"):
+        return False
+    try:
+        raw = (bundled_rules_dir() / source.removeprefix("rules/")).read_bytes()
+    except OSError:
+        return False
+    return content_sha(raw) == sha
+
+
 @dataclass(frozen=True)
 class RuleSource:
     """One rule file's bytes and where they came from."""

@@ -35,6 +35,8 @@ class LeftOut:
     #: Hunks over the budget: the file is reviewable but no item of the general rule holds
     #: them (an unreviewed item of its own, see :mod:`.gaps`), unlike the kinds it never reads.
     over_budget: bool = False
+    #: Over the budget: how many of the file's hunks no item holds (each hunk counted once).
+    hunks: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,15 +137,32 @@ def _batch(
             current.append(FileHunks(file, tuple(pending)))
     if current:
         batches.append(current)
+    # One reason for every file over the rule's budget, so each output counts files under
+    # it; the hunks are counted on each LeftOut and said once, in the coverage line.
+    reason = over_budget_reason(rule, budget) if over else ""
     for path, count in sorted(over.items()):
-        left_out.append(LeftOut(path, (
-            f"over the coverage budget: {count} hunk(s) beyond {budget.max_items} item(s) of "
-            f"{rule.id}; raise coverage.max_items in {rule.source} or split the pull request"),
-            over_budget=True))
+        left_out.append(LeftOut(path, reason, over_budget=True, hunks=count))
     return [
         BatchTarget(rule, parts[0].file, parts[0].hunks, rest=tuple(parts[1:]), index=i)
         for i, parts in enumerate(batches, start=1)
     ]
+
+
+def over_budget_reason(rule: Rule, budget: Coverage) -> str:
+    """Why a file's hunks are over ``rule``'s budget, and what would change it: a larger
+    ``coverage.max_items`` in a rule file the review reads (the bundled one cannot be edited),
+    or a smaller pull request."""
+    from ..rules.loader import REPO_RULES_DIR, is_bundled
+
+    items = f"{budget.max_items} item{'s' if budget.max_items != 1 else ''}"
+    if is_bundled(rule.source, rule.content_sha):
+        advice = (f"split the pull request, or copy {rule.source} into {REPO_RULES_DIR}/ on the "
+                  "base branch, raise coverage.max_items there and run without :bundled in "
+                  "--secreview-rules (the bundled file cannot be edited)")
+    else:
+        advice = (f"split the pull request, or raise coverage.max_items in {rule.source} (read "
+                  "from the base branch unless --secreview-rules-from=head)")
+    return f"over the coverage budget of {rule.id} ({items}): {advice}"
 
 
 def plan_coverage(

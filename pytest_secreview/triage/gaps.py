@@ -7,6 +7,13 @@ the repository or points at a secret file, and hunks over the general review's b
 
 Listing them is not enough: a list is read by nobody in CI, and a pull request can choose to
 land there (padding a file, filler that sorts first, code moved into a submodule).
+
+A binary file whose name *and* content say it is media that holds no code (an image, a font, a
+compiled translation catalogue, audio or video: :func:`~..diff.filetypes.media_type`) is still
+an item, so the credential rules read it, but it is *not code*, not a gap: once scanned it
+passes (or fails on a finding) and the report lists it apart (:func:`judge_binary`, the one
+classification every output reads). Anything else git shows no text of, an executable, an
+archive or a script named like an image included, stays a gap.
 """
 
 from __future__ import annotations
@@ -15,8 +22,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..diff.blobs import BlobEnds, blob_ends
+from ..diff.filetypes import claimed_media, media_type, not_media_because
 from ..diff.model import ChangeKind, Diff, FileDiff
 from ..diff.submodules import submodule_commit
+from ..errors import GitError
+from ..severity import one_line
 from .coverage import LeftOut
 from .links import Links
 
@@ -31,6 +42,80 @@ class Gap:
     #: review never held them); False: there is nothing to scan (a submodule) or the rules'
     #: own items already scan them (hunks over the budget).
     scan: bool
+    #: Known binary media (``"PNG image"``, :class:`BinaryContent`): once its scan ran it is
+    #: listed as not code, not as a gap.
+    not_code: str | None = None
+
+    @property
+    def nodeid(self) -> str:
+        """The node id of its unreviewed item."""
+        return gap_nodeid(self.file.path)
+
+
+def gap_name(path: str) -> str:
+    """The name of the unreviewed item of ``path``."""
+    return f"unreviewed[{one_line(path)}]"
+
+
+def gap_nodeid(path: str) -> str:
+    """The node id of the unreviewed item of ``path``."""
+    return f"secreview::{gap_name(path)}"
+
+
+@dataclass(frozen=True)
+class BinaryContent:
+    """What the head content of a changed binary file named like media is."""
+
+    #: Known binary media (``"PNG image"``): its name and content agree, no archive is
+    #: appended and it is not executable.
+    not_code: str | None
+    #: Why it is not, in words, for the reason it stays unreviewed (``named like an image,
+    #: its content is an ELF executable or library``).
+    why_not: str | None = None
+
+    def reason(self, base: str) -> str:
+        """``base`` (why the file is unreviewed) with what its content really is."""
+        return f"{base}; {self.why_not}" if self.why_not else base
+
+
+def judge_binary(files: Iterable[FileDiff],
+                 read: Callable[[Sequence[str]], Mapping[str, BlobEnds]]
+                 ) -> dict[str, BinaryContent]:
+    """What each added or changed file of ``files`` that git shows no text of and whose name
+    says media (:func:`~..diff.filetypes.claimed_media`) is, from the two ends of its head
+    content (``read``: path -> :class:`~..diff.blobs.BlobEnds`). Other files are left out:
+    the name alone never makes a file media, and a file not named like media is not read.
+    A content git cannot give is not media."""
+    named = [f.path for f in files if f.binary and not f.too_large
+             and f.kind is not ChangeKind.DELETED and claimed_media(f.path) is not None]
+    if not named:
+        return {}
+    try:
+        ends = read(named)
+    except GitError as exc:
+        ends = {}
+        failed = f"its content could not be read from git ({one_line(str(exc))[:200]})"
+    else:
+        failed = "its content could not be read from git"
+    judged: dict[str, BinaryContent] = {}
+    for path in named:
+        blob = ends.get(path)
+        if blob is None:
+            judged[path] = BinaryContent(None, failed)
+            continue
+        media = media_type(path, blob.head, blob.tail)
+        if media is not None and blob.mode != "100644":
+            judged[path] = BinaryContent(None, f"a {media} with the executable file mode "
+                                               f"({blob.mode})")
+        else:
+            judged[path] = BinaryContent(media, not_media_because(path, blob.head, blob.tail))
+    return judged
+
+
+def read_binary(repo: Path, head_sha: str, files: Iterable[FileDiff]
+                ) -> dict[str, BinaryContent]:
+    """:func:`judge_binary` of ``files`` at ``head_sha`` in ``repo``."""
+    return judge_binary(files, lambda paths: blob_ends(repo, head_sha, paths))
 
 
 def submodule_reason(file: FileDiff, url: str | None, commit: str | None) -> str:
@@ -50,6 +135,8 @@ class HeadTree:
 
     urls: Callable[[], Mapping[str, str]]
     gitlinks: Callable[[Sequence[str]], Mapping[str, str]]
+    #: The two ends of some head files (:func:`~..diff.blobs.blob_ends`).
+    ends: Callable[[Sequence[str]], Mapping[str, BlobEnds]] = lambda _paths: {}
 
 
 def _pure_move(file: FileDiff) -> bool:
@@ -66,7 +153,8 @@ def review_gaps(repo: Path, diff: Diff, left_out: Iterable[LeftOut],
     head = diff.head_sha
     return find_gaps(diff.files, left_out, HeadTree(
         urls=lambda: submodule_urls(repo, head),
-        gitlinks=lambda paths: gitlinks(repo, head, paths)),
+        gitlinks=lambda paths: gitlinks(repo, head, paths),
+        ends=lambda paths: blob_ends(repo, head, paths)),
         links.refused if links is not None else {})
 
 
@@ -80,11 +168,13 @@ def find_gaps(files: Iterable[FileDiff], left_out: Iterable[LeftOut],
     submodules = {f.path for f in ordered if f.kind is not ChangeKind.DELETED
                   and (f.submodule or f.path in moved)}
     urls = head.urls() if submodules else {}
+    content = judge_binary(ordered, head.ends)
     gaps = []
     for file in ordered:
         reason = file.unreviewed_reason  # too large, or binary to git
         if reason:
-            gaps.append(Gap(file, reason, scan=True))
+            seen = content.get(file.path, BinaryContent(None))
+            gaps.append(Gap(file, seen.reason(reason), scan=True, not_code=seen.not_code))
         elif file.path in submodules:
             commit = moved.get(file.path) or submodule_commit(file)
             gaps.append(Gap(file, submodule_reason(file, urls.get(file.path), commit),
