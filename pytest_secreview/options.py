@@ -170,8 +170,8 @@ SPECS: tuple[OptionSpec, ...] = (
                "(default: the base revision, so a pull request cannot weaken them) or from "
                "head", choices=("base", "head"), default="base", gate=True),
     OptionSpec("semgrep-config", "local semgrep rule file or directory for the bundled "
-               "scanner-semgrep rule; repeatable (without one, that rule is a single skipped "
-               "item saying so). Registry configs (auto, p/...) are refused: semgrep runs "
+               "scanner-semgrep rule; repeatable (without one, that rule makes no item and the "
+               "summary's notes say so). Registry configs (auto, p/...) are refused: semgrep runs "
                "offline", parse=local_semgrep_config, multiple=True, metavar="PATH",
                gate=True),
     OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,

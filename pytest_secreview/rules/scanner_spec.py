@@ -27,7 +27,9 @@ ALLOWED_ARGS: dict[str, dict[str, bool]] = {
 }
 
 #: Scanners that run only with rule files the team names (``--secreview-semgrep-config``):
-#: without one, the rule makes a single item, skipped with how to configure it.
+#: without one, the rule makes no item (a scanner the team has not configured is no gap for
+#: ``--secreview-unreviewed=fail``), and the summaries' notes say how to configure it
+#: (:func:`pytest_secreview.reporting.build.coverage_notes`).
 NEEDS_CONFIG = frozenset({"semgrep"})
 
 #: Why a scanner of :data:`NEEDS_CONFIG` makes no item without its configuration.
