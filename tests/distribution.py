@@ -8,6 +8,7 @@ working tree (a build writes ``build/`` and ``*.egg-info``).
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -27,18 +28,26 @@ def source_files(root: Path = ROOT) -> list[str]:
     return sorted(p for p in listed.split("\0") if p and (root / p).is_file())
 
 
+#: Fixed author, committer and dates: the same files give the same commit.
+FIXED_GIT_ENV = {"GIT_AUTHOR_NAME": "snapshot", "GIT_AUTHOR_EMAIL": "snapshot@localhost",
+                 "GIT_COMMITTER_NAME": "snapshot", "GIT_COMMITTER_EMAIL": "snapshot@localhost",
+                 "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+                 "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
 def snapshot(destination: Path, root: Path = ROOT) -> str:
-    """Copy the tree's files into ``destination``, commit them there, return the commit."""
+    """Commit the tree of ``root`` as a clone with its uncommitted work would hold it
+    (:func:`source_files`) into a new repository ``destination``; returns the commit."""
     destination.mkdir(parents=True, exist_ok=True)
     for rel in source_files(root):
         target = destination / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / rel, target)
-    env_git = ["git", "-c", "user.name=snapshot", "-c", "user.email=snapshot@invalid",
-               "-c", "commit.gpgsign=false"]
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
-        subprocess.run([*env_git, *args], cwd=destination, check=True, capture_output=True,
-                       timeout=120)
+    env = {**os.environ, **FIXED_GIT_ENV, "HOME": str(destination.parent)}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "snapshot"]):
+        subprocess.run(["git", *args], cwd=destination, env=env, check=True,
+                       capture_output=True, timeout=120)
     return subprocess.run(["git", "rev-parse", "HEAD"], cwd=destination, check=True,
                           capture_output=True, text=True, timeout=30).stdout.strip()
 
