@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from pytest_secreview.core.findings import fingerprint
 from pytest_secreview.options import SPECS, OptionSpec, load_settings
@@ -28,26 +26,19 @@ from pytest_secreview.rules.loader import bundled_rules_dir
 from pytest_secreview.rules.scanner_spec import NO_SEMGREP_CONFIG
 from tests.conftest import DEBUG_RULE, ReviewRepo
 from tests.fake_providers import FakeServer, FakeServers, openai_no_findings
+from tests.test_baseline import DANGER
+from tests.test_docs_links import _flat, _tokens
 
 Build = Callable[..., ReviewRepo]
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PARSER = MarkdownIt("commonmark").enable("table")
 
 REPORT = Path("secreview-artifacts") / "report"
 
 
 # -- reading the pages ----------------------------------------------------------------------
 
-def _tokens(page: Path) -> list[Token]:
-    return PARSER.parse(page.read_text(encoding="utf-8"))
-
-
-def _flat(tokens: list[Token]) -> Iterator[Token]:
-    for token in tokens:
-        yield token
-        yield from _flat(token.children or [])
 
 
 def code_spans(page: Path) -> list[str]:
@@ -250,17 +241,6 @@ def test_semgrep_without_a_config_makes_no_item_and_every_summary_says_so(
 
 # -- the baseline's counts in the terminal and summary.md -----------------------------------
 
-DANGER = textwrap.dedent("""\
-    ---
-    title: Dangerous call
-    severity: critical
-    applies_to:
-      file_extensions: [".py"]
-    detect:
-      - pattern: "dangerous\\\\("
-        message: A dangerous call
-    ---
-    """)
 CALLS = ("a = dangerous(1)", "b = dangerous(2)", "c = dangerous(3)")
 RISKY = textwrap.dedent("""\
     ---

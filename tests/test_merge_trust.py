@@ -22,22 +22,16 @@ from typing import Any
 import pytest
 
 from pytest_secreview.cli import report as report_command
-from tests.conftest import DEBUG_RULE, ReviewRepo, aws_key_id
+from tests.conftest import ReviewRepo
 from tests.test_cli import SCRIPT
-from tests.test_shards import RUN_KEY, SECRET_RULE, Build, _forged_shard, _review
+from tests.test_shards import RUN_KEY, _forged_shard, _review
+
+# the fixture: 14 items (7 files, 2 rules), 3 failing and 11 passing in a single run
+from tests.test_shards import project as project
 
 #: The reason every shard report gets when the merge has no key to check it with.
 NO_KEY = "not checked against this run: SECREVIEW_RUN_KEY is not set"
 UNREVIEWED = "secreview::unreviewed-shard["
-
-
-@pytest.fixture
-def project(review_repo: Build) -> ReviewRepo:
-    # 14 items (7 files, 2 rules): 3 fail, 11 pass in a single run.
-    files = {f"svc/m{i}.py": (f"KEY = '{aws_key_id()}'\n" if i % 3 == 0 else "debug = True\n")
-             for i in range(7)}
-    return review_repo(rules={"aws": SECRET_RULE, "debug": DEBUG_RULE},
-                       base={".gitignore": "out/\n"}, pr=files)
 
 
 def _shard(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, group: int,

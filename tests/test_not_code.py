@@ -6,7 +6,6 @@ like an image stays a real gap, and ``--secreview-unreviewed=fail`` fails it."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +13,8 @@ import pytest
 
 from tests import binaries
 from tests.conftest import ReviewRepo, aws_key_id
-from tests.test_unreviewed_files import SECRET_RULE
+from tests.test_unreviewed_files import SECRET_RULE, run
+from tests.test_unreviewed_files import report as summary
 
 Build = Callable[..., ReviewRepo]
 
@@ -43,15 +43,6 @@ DISGUISED: dict[str, tuple[bytes, str]] = {
 }
 
 
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest("--secreview", "--base", "main", "-p", "no:cacheprovider",
-                              "--secreview-rules", "secreview/rules", "-rs", *args)
-
-
-def summary(pytester: pytest.Pytester) -> dict[str, object]:
-    path = pytester.path / "secreview-artifacts" / "report" / "summary.json"
-    data: dict[str, object] = json.loads(path.read_text())
-    return data
 
 
 def markdown(pytester: pytest.Pytester) -> str:

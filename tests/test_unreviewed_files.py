@@ -6,9 +6,7 @@ on a finding at the threshold and are skipped (never passed) otherwise."""
 from __future__ import annotations
 
 import json
-import struct
 import textwrap
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from pytest_secreview.diff.parser import parse_diff_text
 from pytest_secreview.diff.stream import PIECE_BYTES, ChangedLine, stream_changed_lines
 from pytest_secreview.evaluation.deterministic import run_detect, scan_changed_lines
 from pytest_secreview.rules.parse import parse_rule
+from tests.binaries import png
 from tests.conftest import ReviewRepo, aws_key_id
 from tests.gitutil import GitRepo
 
@@ -37,17 +36,6 @@ SECRET_RULE = textwrap.dedent(
     """
 )
 NINE_MIB = 9 * 1024 * 1024
-
-
-def png_bytes() -> bytes:
-    """A real 16x16 PNG image, built here."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-
-    rows = b"".join(b"\x00" + bytes((x * 16 + y) % 256 for x in range(48)) for y in range(16))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -128,8 +116,8 @@ def test_a_real_image_is_scanned_and_listed_as_not_code(
 ) -> None:
     # Scanned like any binary file, then not a gap: an image holds no code (tests/
     # test_not_code.py); the same bytes under a name that is not media stay a gap.
-    review_repo(rules={"aws": SECRET_RULE}, pr={"img/logo.png": png_bytes(),  # type: ignore[dict-item]
-                                               "img/logo.bin": png_bytes(),  # type: ignore[dict-item]
+    review_repo(rules={"aws": SECRET_RULE}, pr={"img/logo.png": png(),  # type: ignore[dict-item]
+                                               "img/logo.bin": png(),  # type: ignore[dict-item]
                                                "app.py": "y = 2\n"})
     result = run(pytester)
     result.assert_outcomes(passed=1, skipped=1)
@@ -218,7 +206,7 @@ def test_binary_is_what_git_numstat_calls_binary(tmp_path: Path) -> None:
     repo.write("README.md", "x\n")
     repo.write("late.txt", "text\n")
     repo.commit("base")
-    repo.write("logo.png", png_bytes())
+    repo.write("logo.png", png())
     repo.write("nul.py", "a = 1\n\x00\n")
     repo.write("late.txt", "text\n" * 2000 + "\x00\n")  # NUL past git's first 8,000 bytes
     repo.write("plain.py", "b = 2\n")

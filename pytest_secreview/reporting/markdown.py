@@ -193,26 +193,34 @@ def _resolved_block(resolved: Sequence[FindingReport | Mapping[str, Any]]) -> st
     return "\n".join(lines)
 
 
+def _grouped_lines(groups: Mapping[str, Sequence[tuple[str, str]]], label_chars: int,
+                   other: str) -> list[str]:
+    """One line per group, the largest first: its label, its count and its first members
+    (``(path, rule)``; rule may be empty), then one line summing the groups past the limit."""
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    lines = []
+    for label, members in ordered[:_REASONS_LIMIT]:
+        # Only the paths shown are rendered: thousands of listed files stay cheap.
+        shown = ", ".join(
+            inline_code(path, 160) + (f" (rule {inline_code(rule, 120)})" if rule else "")
+            for path, rule in sorted(members)[:_LIST_LIMIT])
+        more = f", … and {len(members) - _LIST_LIMIT} more" if len(members) > _LIST_LIMIT else ""
+        lines.append(f"- **{escape_text(label, label_chars, one_line=True)}** ({len(members)}): "
+                     f"{shown}{more}")
+    if len(ordered) > _REASONS_LIMIT:
+        rest = sum(len(m) for _label, m in ordered[_REASONS_LIMIT:])
+        lines.append(f"- … and {rest} more {other.format(len(ordered) - _REASONS_LIMIT)}")
+    return lines
+
+
 def _not_reviewed_block(report: Report) -> str | None:
     if not report.not_reviewed:
         return None
     groups: dict[str, list[tuple[str, str]]] = {}
     for entry in report.not_reviewed:
         groups.setdefault(entry.reason, []).append((entry.path, entry.rule or ""))
-    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    lines = [f"### ⚠️ Not reviewed ({report.files_not_reviewed})", ""]
-    for reason, entries in ordered[:_REASONS_LIMIT]:
-        # Only the paths shown are rendered: thousands of skipped files stay cheap.
-        shown = ", ".join(
-            inline_code(path, 160) + (f" (rule {inline_code(rule, 120)})" if rule else "")
-            for path, rule in sorted(entries)[:_LIST_LIMIT])
-        more = f", … and {len(entries) - _LIST_LIMIT} more" if len(entries) > _LIST_LIMIT else ""
-        lines.append(f"- **{escape_text(reason, 400, one_line=True)}** ({len(entries)}): "
-                     f"{shown}{more}")
-    if len(ordered) > _REASONS_LIMIT:
-        rest = sum(len(e) for _r, e in ordered[_REASONS_LIMIT:])
-        lines.append(f"- … and {rest} more for {len(ordered) - _REASONS_LIMIT} other reasons")
-    return "\n".join(lines)
+    return "\n".join([f"### ⚠️ Not reviewed ({report.files_not_reviewed})", "",
+                      *_grouped_lines(groups, 400, "for {} other reasons")])
 
 
 def _not_code_block(report: Report) -> str | None:
@@ -220,22 +228,14 @@ def _not_code_block(report: Report) -> str | None:
     nothing (the credential rules scanned each file; a finding is listed with the others)."""
     if not report.not_code:
         return None
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[tuple[str, str]]] = {}
     for entry in report.not_code:
-        groups.setdefault(entry.content, []).append(entry.path)
-    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    lines = [f"### Not code ({len(report.not_code)})", "",
-             "Binary media, by name and content (images, fonts, compiled translations, audio "
-             "and video): no code to review. The credential rules scanned them.", ""]
-    for content, paths in ordered[:_REASONS_LIMIT]:
-        shown = ", ".join(inline_code(path, 160) for path in sorted(paths)[:_LIST_LIMIT])
-        more = f", … and {len(paths) - _LIST_LIMIT} more" if len(paths) > _LIST_LIMIT else ""
-        lines.append(f"- **{escape_text(content, 100, one_line=True)}** ({len(paths)}): "
-                     f"{shown}{more}")
-    if len(ordered) > _REASONS_LIMIT:
-        rest = sum(len(p) for _c, p in ordered[_REASONS_LIMIT:])
-        lines.append(f"- … and {rest} more of {len(ordered) - _REASONS_LIMIT} other kinds")
-    return "\n".join(lines)
+        groups.setdefault(entry.content, []).append((entry.path, ""))
+    return "\n".join([f"### Not code ({len(report.not_code)})", "",
+                      "Binary media, by name and content (images, fonts, compiled "
+                      "translations, audio and video): no code to review. The credential "
+                      "rules scanned them.", "",
+                      *_grouped_lines(groups, 100, "of {} other kinds")])
 
 
 def _models_block(report: Report) -> str | None:
