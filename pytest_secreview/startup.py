@@ -12,7 +12,6 @@ import pytest
 
 from . import steering
 from .agent.guidance import load_guidance
-from .diff.kinds import default_exclusions
 from .diff.model import Diff
 from .diff.prefetch import DiffPrefetch
 from .errors import SecreviewError
@@ -80,14 +79,13 @@ def start_review(
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
     links = read_links(repo, diff.head_sha, diff.files)
-    excluded = default_exclusions(diff.files)
     return ReviewState(
         config=config,
         settings=settings,
         repo=repo,
         base_ref=base_ref,
         diff=diff,
-        prepared=PreparedDiff(diff.files, links.aliases, excluded),
+        prepared=PreparedDiff.with_defaults(diff.files, links.aliases),
         links=links,
         rule_files=rule_files,
         ignore=ignore,
@@ -123,10 +121,9 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
     except SecreviewError as exc:
         raise pytest.UsageError(f"secreview: {exc}") from None
     links = read_links(handoff.repo, handoff.diff.head_sha, handoff.diff.files)
-    excluded = default_exclusions(handoff.diff.files)
     return ReviewState(
         config=config, settings=settings, repo=handoff.repo, base_ref=handoff.base_ref,
-        diff=handoff.diff, prepared=PreparedDiff(handoff.diff.files, links.aliases, excluded),
+        diff=handoff.diff, prepared=PreparedDiff.with_defaults(handoff.diff.files, links.aliases),
         links=links,
         rule_files=RuleFiles(list(handoff.rule_files.sources),
                              [*handoff.rule_files.notes, *notes]),

@@ -5,7 +5,8 @@ suppression comment already in the base, the review's defaults), but the thing i
 to (the line a fingerprint names, the path a default exclusion reads, the call a comment sits
 above) is chosen by the pull request. Each test drives the real plugin through ``pytester`` in
 a real git repository, asserts the safe behaviour, and is a strict xfail until the hole is
-closed (``xfail_strict``: a fix makes it XPASS and fail, so the marker must go).
+closed (``xfail_strict``: a fix makes it XPASS and fail, so the marker must go). A closed
+hole keeps its test, without the marker, as the regression test.
 
 Not here: replaying a stored "no findings" model review from the evaluation cache. That is
 documented behaviour (docs/models.md: "A re-run of an unchanged PR makes no model call") and
@@ -98,31 +99,43 @@ OPS = textwrap.dedent('''\
     ''')
 
 
-_EXCLUDED_BY_PATH = pytest.mark.xfail(
-    strict=True, reason="hole: the pull request chooses the path that the default exclusions "
-                        "(vendored, generated, test code) take out of the rules")
-
-
 @pytest.mark.parametrize("path", [
-    "app/ops.py",  # the control: the same code outside an excluded path is red today
-    pytest.param("app/vendor/ops.py", marks=_EXCLUDED_BY_PATH),
-    pytest.param("app/ops_generated.py", marks=_EXCLUDED_BY_PATH),
-    pytest.param("app/testing/ops.py", marks=_EXCLUDED_BY_PATH),
-    pytest.param("app/load_test.py", marks=_EXCLUDED_BY_PATH),
+    "app/ops.py",  # the control: the same code outside an excluded path
+    "app/vendor/ops.py", "app/ops_generated.py", "app/testing/ops.py", "app/load_test.py",
 ])
 def test_the_pull_request_does_not_choose_what_is_out_of_the_rules(
     pytester: pytest.Pytester, review_repo: Build, path: str
 ) -> None:
-    """Hole 2: the default exclusions (vendored, generated, test code) are trusted by origin
-    (the review's defaults), but the path they read is the pull request's choice: shell and
-    pickle injection from request data, imported by the app, is red at ``app/ops.py`` (the
-    control) and green under a path the pull request names vendored, generated or test."""
+    """Closed: the default exclusions (vendored, generated, test code) are trusted by origin
+    (the review's defaults), but the path they read was the pull request's choice. Shell and
+    pickle injection from request data, imported by the app, is red at ``app/ops.py`` and
+    red under a path the pull request names vendored, generated or test, since the
+    exclusion is judged with what it is applied to (``core.decide.judge_exclusion``)."""
     module = path.removeprefix("app/").removesuffix(".py").replace("/", ".")
     review_repo(rules=RULES, base={"app/__init__.py": ""},
                 pr={"app/__init__.py": f"from app.{module} import convert, restore\n",
                     path: OPS})
     result = _review(pytester, "--secreview-unreviewed=fail")
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    if path != "app/ops.py":
+        result.stdout.fnmatch_lines([f"*reviewed all the same*({path})*"])
+
+
+def test_test_code_only_tests_use_stays_out_of_the_rules(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    """The twin: a test helper the pull request adds, named only by tests, keeps the default
+    exclusion (test code is not the application's code), and so does a file the base already
+    held at a test path, whatever the pull request now imports from it."""
+    review_repo(rules=RULES,
+                base={"app/__init__.py": "", "tests/legacy.py": "X = 1\n"},
+                pr={"tests/helpers.py": OPS,
+                    "tests/test_ops.py": "from tests.helpers import convert\n",
+                    "tests/legacy.py": OPS,
+                    "app/__init__.py": "from tests.legacy import convert\n"})
+    result = _review(pytester, "--secreview-unreviewed=fail")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*out of the non-credential rules by default: 3 test code*"])
 
 
 RUN_BASE = textwrap.dedent('''\

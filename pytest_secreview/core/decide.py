@@ -208,11 +208,16 @@ class Exclusion:
     reason: str
 
 
-def judge_exclusion(category: str | None, origin: Origin, why: str) -> Exclusion:
+def judge_exclusion(category: str | None, origin: Origin, why: str, *,
+                    chosen_by_pr: str = "") -> Exclusion:
     """The one judgement of a path-level exclusion (an ignore file, the default exclusion of
     vendored, minified, generated or test code): a rule of ``category`` skips the file
-    because of ``why`` from ``origin`` only when the origin is trusted and the rule is not a
-    credential rule (those run on every changed file)."""
+    because of ``why`` from ``origin`` only when the origin is trusted, the rule is not a
+    credential rule (those run on every changed file), and the pull request did not choose
+    the file's path class: ``chosen_by_pr`` says how it did (it adds the file at that path
+    and code outside the class imports or runs it), empty when the class is the base's own.
+    A trusted source speaks for what it saw: the defaults saw a path, not a file placed
+    there to be left out."""
     if category in FACT_CATEGORIES:
         return Exclusion(False, f"not excluded ({why}): credential rules run on every "
                                 "changed file")
@@ -220,4 +225,6 @@ def judge_exclusion(category: str | None, origin: Origin, why: str) -> Exclusion
         return Exclusion(False, f"not excluded ({why}): {origin.value} is controlled by the "
                                 "pull request; only the base revision's ignore file and the "
                                 "review's defaults exclude")
+    if chosen_by_pr:
+        return Exclusion(False, f"not excluded ({why}): {chosen_by_pr}")
     return Exclusion(True, why)

@@ -248,13 +248,62 @@ def default_exclusions(files: Iterable[FileDiff]) -> dict[str, str]:
             and (why := default_exclusion(f.path)) is not None}
 
 
-def exclusion_note(excluded: Mapping[str, str]) -> str | None:
-    """The summary's line on the default exclusions: how many files, and why."""
-    if not excluded:
-        return None
-    counts: dict[str, int] = {}
-    for why in excluded.values():
-        counts[why] = counts.get(why, 0) + 1
-    listing = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
-    return (f"{len(excluded)} changed file(s) out of the non-credential rules by default: "
-            f"{listing}; credential rules still read them")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def classes_chosen_by_pr(files: Iterable[FileDiff], excluded: Mapping[str, str]
+                         ) -> dict[str, str]:
+    """Path -> how the pull request chose it, for each default exclusion (``excluded``, from
+    :func:`default_exclusions`) the pull request made itself: a Python module it adds (or
+    moves in from a path the defaults review) at a vendored, generated or test path, whose
+    module name an added line of a changed file outside the exclusions names (an import, a
+    call, a command that runs it). That module is code the application runs, whatever its
+    path says. A file the base already held at its path keeps the class the base gave it.
+
+    Names, not parsing: the added lines of the other changed files are cut into words once,
+    and a module's name is looked up among them; a name that happens to match only reviews a
+    file more. Other languages keep the path's class (their modules are named by paths and
+    bundles as often as by imports)."""
+    ordered = [f for f in files if f.kind is not ChangeKind.DELETED]
+    made = sorted(f.path for f in ordered if f.path in excluded and f.path.endswith(".py")
+                  and (f.kind is ChangeKind.ADDED
+                       or (f.kind in (ChangeKind.RENAMED, ChangeKind.COPIED)
+                           and f.old_path is not None
+                           and default_exclusion(f.old_path) is None)))
+    if not made:
+        return {}
+    named_in: dict[str, str] = {}  # word -> the first file outside the exclusions naming it
+    for file in ordered:
+        if file.path not in excluded:
+            for line in file.added_lines:
+                for word in _WORD.findall(line.text):
+                    named_in.setdefault(word, file.path)
+    chosen = {}
+    for path in made:
+        referrer = named_in.get(path.rpartition("/")[2].removesuffix(".py"))
+        if referrer is not None:
+            chosen[path] = (f"this pull request adds it there and {referrer}, outside the "
+                            f"{excluded[path]}, names it: it is reviewed as the code it runs")
+    return chosen
+
+
+def exclusion_note(excluded: Mapping[str, str],
+                   chosen: Mapping[str, str] | None = None) -> str | None:
+    """The summary's line on the default exclusions: how many files, and why; and how many
+    of them the pull request placed there itself (``chosen``), reviewed all the same."""
+    chosen = chosen or {}
+    left_out = {path: why for path, why in excluded.items() if path not in chosen}
+    parts = []
+    if left_out:
+        counts: dict[str, int] = {}
+        for why in left_out.values():
+            counts[why] = counts.get(why, 0) + 1
+        listing = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
+        parts.append(f"{len(left_out)} changed file(s) out of the non-credential rules by "
+                     f"default: {listing}; credential rules still read them")
+    if chosen:
+        shown = ", ".join(sorted(chosen)[:5]) + (", …" if len(chosen) > 5 else "")
+        parts.append(f"{len(chosen)} file(s) at a vendored, generated or test path reviewed "
+                     f"all the same: this pull request adds them there and other changed "
+                     f"code names them ({shown})")
+    return "; ".join(parts) or None

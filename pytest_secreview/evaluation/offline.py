@@ -18,7 +18,6 @@ from ..core.findings import Finding
 from ..core.record import ItemRecord, changes_from_fields
 from ..core.severity import Severity
 from ..diff.git import load_diff
-from ..diff.kinds import default_exclusions
 from ..diff.model import Diff
 from ..errors import RuleError
 from ..rules.loader import find_rule_files
@@ -96,8 +95,8 @@ def review_range(
         parsed, errors = list(parsed_rules), []
     if not use_scanners:
         parsed = [rule for rule in parsed if rule.scanner is None]
-    prepared = PreparedDiff(diff.files, read_links(repo, diff.head_sha, diff.files).aliases,
-                            default_exclusions(diff.files))
+    prepared = PreparedDiff.with_defaults(diff.files,
+                                          read_links(repo, diff.head_sha, diff.files).aliases)
     prepared.index(parsed)
     scanners = ScannerSession(
         repo=repo, head_sha=diff.head_sha, base_sha=diff.base_sha,

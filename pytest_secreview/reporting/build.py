@@ -163,7 +163,7 @@ def coverage_notes(review: ReviewView) -> list[str]:
     notes = [f"{rule.id} made no item: {NO_SEMGREP_CONFIG}" for rule in review.rules
             if rule.scanner is not None and rule.scanner.name in plan.idle_scanners
             and review.prepared.targets(rule)]
-    excluded = exclusion_note(review.prepared.excluded)
+    excluded = exclusion_note(review.prepared.excluded, review.prepared.chosen)
     if excluded:
         notes.append(excluded)
     if review.deterministic_review:

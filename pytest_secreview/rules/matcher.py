@@ -19,6 +19,7 @@ import pathspec
 
 from ..core.decide import judge_exclusion
 from ..core.record import Origin
+from ..diff.kinds import classes_chosen_by_pr, default_exclusions
 from ..diff.model import FileDiff, Hunk
 from ..safe_regex import LineSet, SafePattern
 from ..textnorm import variants
@@ -167,7 +168,8 @@ class PreparedDiff:
     """The reviewable files of a diff, scanned once for every rule's patterns."""
 
     def __init__(self, files: Iterable[FileDiff], aliases: Mapping[str, str] | None = None,
-                 excluded: Mapping[str, str] | None = None) -> None:
+                 excluded: Mapping[str, str] | None = None,
+                 chosen: Mapping[str, str] | None = None) -> None:
         self.files = sorted((f for f in files if f.reviewable), key=lambda f: f.path)
         #: Changed path -> the symlink path it also runs under (see ``triage.links``): a
         #: rule that selects either path applies.
@@ -175,6 +177,9 @@ class PreparedDiff:
         #: Changed path -> why the review's defaults leave it out (vendored, minified, test
         #: code); each rule asks :func:`judge_exclusion` (credential rules still read it).
         self.excluded: Mapping[str, str] = excluded or {}
+        #: Excluded path -> how the pull request chose its class (see
+        #: ``diff.kinds.classes_chosen_by_pr``): judged with the exclusion, which then fails.
+        self.chosen: Mapping[str, str] = chosen or {}
         self._suffixes = [path_suffix(f.path) for f in self.files]
         self._checks: dict[int, _RuleCheck] = {}
         self._hits: list[list[_Hits]] = []
@@ -183,6 +188,15 @@ class PreparedDiff:
         self._removed_files: dict[int, set[int]] = {}
         self._targets: dict[int, list[Target]] = {}
 
+
+    @classmethod
+    def with_defaults(cls, files: Iterable[FileDiff], aliases: Mapping[str, str] | None = None
+                      ) -> PreparedDiff:
+        """The review's prepared diff: the default exclusions of vendored, generated and test
+        code, and which of them the pull request chose (:func:`classes_chosen_by_pr`)."""
+        files = tuple(files)
+        excluded = default_exclusions(files)
+        return cls(files, aliases, excluded, classes_chosen_by_pr(files, excluded))
     def index(self, rules: Iterable[Rule]) -> None:
         """Scan every hunk once for the patterns of ``rules`` (call before :meth:`targets`)."""
         rules = list(rules)
@@ -234,8 +248,8 @@ class PreparedDiff:
     def excludes(self, rule: Rule, path: str) -> bool:
         """True when the review's defaults leave ``path`` out of ``rule``."""
         why = self.excluded.get(path)
-        return why is not None and judge_exclusion(rule.category, Origin.DEFAULTS,
-                                                   why).excluded
+        return why is not None and judge_exclusion(
+            rule.category, Origin.DEFAULTS, why, chosen_by_pr=self.chosen.get(path, "")).excluded
 
     def _selects(self, rule: Rule, paths: PathFilter, path: str, suffix: str) -> bool:
         if self.excludes(rule, path):
