@@ -154,15 +154,42 @@ RUN_PR = RUN_BASE.replace('["ls", "-l", "/srv/data"],',
                           '"sh -c " + request.args["cmd"], shell=True,')
 
 
-@pytest.mark.xfail(strict=True, reason="hole: a base suppression over a call's first line "
-                                        "still mutes it when the PR rewrites the argument line")
 def test_a_base_suppression_does_not_cover_a_rewritten_argument_line(
     pytester: pytest.Pytester, review_repo: Build
 ) -> None:
-    """Hole 3: a suppression already in the base covers the call's first line; the pull
-    request rewrites only the argument line, and the finding reported on the call's line is
-    muted by a comment (trusted: the base had it) that never saw this code."""
+    """Closed: a suppression already in the base covers the call's first line; the pull
+    request rewrites only the argument line. The comment was written for the whole call, so
+    a change to any line of it makes the comment the pull request's, which does not count
+    at the threshold without a maintainer."""
     review_repo(rules=RULES, base={"app/jobs.py": RUN_BASE}, pr={"app/jobs.py": RUN_PR})
     result = _review(pytester)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
-    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*not accepted: suppress by pr-comment: a suppression this pull request adds*",
+        "FAILED *command-injection*app/jobs.py*"], consecutive=False)
+
+
+def test_a_base_suppression_still_covers_its_call_when_the_pull_request_changes_other_code(
+    pytester: pytest.Pytester, review_repo: Build
+) -> None:
+    """The twin: the pull request changes a line outside the call the base comment covers
+    (where the command comes from); the call itself is as the base had it, so the comment
+    (the base's word on that statement) still counts."""
+    base = textwrap.dedent('''\
+        import subprocess
+
+        from flask import request
+
+
+        def listing():
+            cmd = "ls -l /srv/data"
+            # secreview: ignore[command-injection] the command is checked by the caller
+            subprocess.run(
+                cmd, shell=True,
+            )
+        ''')
+    review_repo(rules=RULES, base={"app/jobs.py": base},
+                pr={"app/jobs.py": base.replace('"ls -l /srv/data"', 'request.args["cmd"]')})
+    result = _review(pytester)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*suppressed: 1 inline*"])

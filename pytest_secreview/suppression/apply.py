@@ -8,9 +8,10 @@ it marks becomes a change of the item's record; whether the change counts is dec
 fail threshold only when its author has write access: :mod:`.authority`).
 
 - An inline ``secreview: ignore[rule] reason`` covering the finding (see :mod:`.inline`)
-  marks it ``suppression="inline"`` with the reason; ``suppression_added`` when the comment
-  or the finding's line is one the pull request added (a suppression now covering new code
-  is news to a reviewer), so the summary shows it.
+  marks it ``suppression="inline"`` with the reason; ``suppression_added`` when the pull
+  request added the comment or changed any line of the statement it covers (a call spanning
+  lines is one statement: the comment was written for all of it), so the suppression is the
+  pull request's, not the base's word on code it saw, and the summary shows it.
 - Except for a credential: a suppression the pull request adds (as above) is not honoured
   for a finding of the fact categories (:data:`~..core.findings.FACT_CATEGORIES`): the
   finding stands and a LOW finding says why. A committed key leaks whatever the comment
@@ -68,7 +69,7 @@ class Quiet:
     # Per file: its number of lines and its lines that hold the marker outside a string
     # spanning lines (only those can suppress; every line of every file with a finding would
     # grow with the review).
-    _lines: dict[str, tuple[int, dict[int, str]] | None] = field(default_factory=dict,
+    _lines: dict[str, _Marked | None] = field(default_factory=dict,
                                                                    repr=False)
     _added: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -122,7 +123,7 @@ class Quiet:
         head = self._head_lines(finding.path)
         if head is None:
             return finding
-        count, marked = head
+        count, marked, ends = head
         styles = comment_styles(finding.path)
         for number in (finding.line, finding.line - 1):
             text = marked.get(number)
@@ -137,8 +138,13 @@ class Quiet:
             if not found.valid:
                 self._problem(finding.path, found, text, problems)
                 continue
+            # The comment was written for the whole statement it covers (a call spanning
+            # lines): when the pull request changed any line of it, the comment is not the
+            # base's word on what is there now.
+            last = max(finding.line, finding.end_line or 0, ends.get(finding.line, 0))
             added_lines = self._added_lines(finding.path)
-            added = number in added_lines or finding.line in added_lines
+            added = number in added_lines or not added_lines.isdisjoint(
+                range(finding.line, last + 1))
             if added and fact:
                 self._credential(finding.path, found, text, problems)
                 return finding
@@ -180,7 +186,7 @@ class Quiet:
                     ln.number for ln in file.added_lines) if file else frozenset()
             return self._added[path]
 
-    def _head_lines(self, path: str) -> tuple[int, dict[int, str]] | None:
+    def _head_lines(self, path: str) -> _Marked | None:
         """``path``'s number of lines at the head revision and its lines holding the marker
         (cached), or None when it cannot be read. A miss reads ``path`` and the changed
         files after it in the diff's order (items ask in that order), up to
@@ -194,7 +200,7 @@ class Quiet:
             order = self._order
             start = order.get(path)
             wanted = [path] if start is None else list(self._paths[start:])
-            read: dict[str, tuple[int, dict[int, str]] | None] = {}
+            read: dict[str, _Marked | None] = {}
             batch: list[TreeEntry] = []
             size = 0
             for name in wanted:
@@ -235,8 +241,17 @@ class Quiet:
         return {p: i for i, p in enumerate(self._paths)}
 
 
-def _marked(path: str, blob: bytes) -> tuple[int, dict[int, str]]:
-    """A file's number of lines and its lines holding the marker outside a string."""
+#: A file's number of lines at head, its lines holding the marker outside a string, and the
+#: last line of the statement that starts on each line a marker covers.
+_Marked = tuple[int, dict[int, str], dict[int, int]]
+#: How far a statement's brackets are followed (a bound on hostile input, not on real code).
+_STATEMENT_LINES = 200
+_OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
+
+
+def _marked(path: str, blob: bytes) -> _Marked:
+    """A file's number of lines, its lines holding the marker outside a string, and where the
+    statements those comments cover end (:func:`_statement_end`)."""
     # git's lines: split on newlines only (not on the separators splitlines knows).
     split = blob.decode("utf-8", "replace").split("\n")
     marked = {number: text.removesuffix("\r")
@@ -244,4 +259,20 @@ def _marked(path: str, blob: bytes) -> tuple[int, dict[int, str]]:
     if marked:  # the words in a string spanning lines are not a comment
         in_strings = inside_strings(split, path)
         marked = {n: text for n, text in marked.items() if n not in in_strings}
-    return len(split), marked
+    ends = {start: _statement_end(split, start)
+            for number in marked for start in (number, number + 1) if start <= len(split)}
+    return len(split), marked, ends
+
+
+def _statement_end(lines: list[str], start: int) -> int:
+    """The last line of the statement starting on line ``start`` (1-based): the line where
+    the brackets opened from ``start`` on are closed again. Brackets in quotes count too: in
+    doubt the statement is longer, and a comment covers less of what a pull request changed
+    unnoticed."""
+    depth = 0
+    for number in range(start, min(len(lines), start + _STATEMENT_LINES) + 1):
+        for char in lines[number - 1]:
+            depth += (char in _OPEN) - (char in _CLOSE)
+        if depth <= 0:
+            return number
+    return min(len(lines), start + _STATEMENT_LINES)
