@@ -1,7 +1,16 @@
 """The evaluation cache: a directory keyed by everything that decides a model review, so a
 re-run of an unchanged pull request makes no model call and a push that changes one file
 re-evaluates only that file's items. Entries are written atomically (safe under xdist);
-errors and skips are never stored."""
+errors and skips are never stored.
+
+What a stored review may stand in for (``--secreview-cache-replay``): the key holds the
+content the review saw, the pull request's text included, so a replay answers for exactly
+that content; but a review the pull request steered once (a model that was talked out of a
+finding) would be replayed by every re-run of the same change. ``all`` (the default) accepts
+that risk for the cost of a warm re-run; ``failing`` replays only what cannot turn a run
+green: a review that found something at or above the fail threshold, a second look that
+dismissed nothing there. The rest is asked again.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +24,7 @@ from .agent.output import AgentOutput
 from .atomic import write_text_atomic
 from .core.findings import Finding
 from .core.record import as_found
+from .core.severity import Severity
 from .usage_counts import USAGE_COUNTS
 
 #: Bumped when what is stored, or how it is used, changes meaning.
@@ -27,11 +37,31 @@ def cache_key(parts: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-class EvaluationCache:
-    """Entries as ``<dir>/<key[:2]>/<key>.json``."""
+#: The values of ``--secreview-cache-replay``.
+REPLAY_ALL = "all"
+REPLAY_FAILING = "failing"
 
-    def __init__(self, directory: Path) -> None:
+
+class EvaluationCache:
+    """Entries as ``<dir>/<key[:2]>/<key>.json``. ``replay`` and ``fail_on``: which stored
+    reviews stand in for a fresh one (see the module's text)."""
+
+    def __init__(self, directory: Path, *, replay: str = REPLAY_ALL,
+                 fail_on: Severity = Severity.CRITICAL) -> None:
         self.directory = directory
+        self.replay = replay
+        self.fail_on = fail_on
+
+    def replays(self, entry: dict[str, Any]) -> bool:
+        """True when the stored review ``entry`` may stand in for a fresh one: always under
+        ``all``; under ``failing``, when it holds a finding at or above the fail threshold
+        that it did not dismiss (a review, or a second look that confirmed it)."""
+        if self.replay == REPLAY_ALL:
+            return True
+        stored = [Finding.from_json(f) for f in entry.get("findings") or ()]
+        if any(f.triage == "dismissed" and f.severity.at_least(self.fail_on) for f in stored):
+            return False
+        return any(f.severity.at_least(self.fail_on) for f in stored)
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"

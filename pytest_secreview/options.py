@@ -274,6 +274,12 @@ SPECS: tuple[OptionSpec, ...] = (
                "(default: secreview/ in pytest's cache directory)", parse=Path, metavar="DIR"),
     OptionSpec("no-cache", "neither read nor write the evaluation cache", parse=flag,
                flag=True),
+    OptionSpec("cache-replay", "which stored model reviews stand in for a fresh one: all "
+               "(default: a re-run of unchanged content makes no model call, and a review "
+               "the pull request steered once is replayed) or failing (only one that found "
+               "something at or above --secreview-fail-on, or whose second look dismissed "
+               "nothing there; the rest are asked again)", choices=("all", "failing"),
+               default="all", gate=True),
     OptionSpec("max-cost", "session budget in USD shared by all workers; items not started "
                "when it is spent end as errors", parse=non_negative_float, metavar="USD",
                example="5"),
@@ -412,6 +418,7 @@ class Settings:
     repo: str | None = FROM_TABLE
     cache_dir: Path | None = FROM_TABLE
     no_cache: bool = FROM_TABLE
+    cache_replay: str = FROM_TABLE
     max_cost: float | None = FROM_TABLE
     max_concurrency: int | None = FROM_TABLE
     rpm: int | None = FROM_TABLE

@@ -228,7 +228,7 @@ class ModelReviewer(ModelSession):
                 "blobs": [self.blobs.get(p.file.path) for p in target.parts],
             })
             hit = self.cache.get(key)
-            if hit is not None:
+            if hit is not None and self.cache.replays(hit):
                 return stored_verdicts(hit), {"cache": "hit"}
         usage = ReviewUsage(prices=self.prices,
                             on_cost=self.budget.add if self.budget is not None else None)
@@ -302,7 +302,7 @@ class ModelReviewer(ModelSession):
         key = self.cache_key(target, hunks, pr_context) if self.cache else None
         if self.cache is not None and key is not None:
             hit = self.cache.get(key)
-            if hit is not None:
+            if hit is not None and self.cache.replays(hit):
                 return _with_preloading(stored_review(hit), preloaded)
         if self.budget is not None:
             self.budget.check(f"{target.rule.id} on {target.label}")
