@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_secreview.core.findings import fingerprint
+from pytest_secreview.core.findings import context_fingerprint, fingerprint
 from tests.conftest import ReviewRepo, aws_key_id
 from tests.test_sarif import _errors, validator
 from tests.test_unreviewed_files import SECRET_RULE
@@ -50,8 +50,10 @@ def _summary(pytester: pytest.Pytester) -> dict[str, Any]:
 
 
 def _entry(path: str, note: str, text: str = CALL) -> dict[str, Any]:
-    return {"fingerprint": fingerprint("danger", path, text), "rule": "danger", "path": path,
-            "note": note}
+    """An entry for the line ``text`` at the top level of ``path`` (no enclosing function)."""
+    line = fingerprint("danger", path, text)
+    return {"fingerprint": line, "context": context_fingerprint(line, ""), "rule": "danger",
+            "path": path, "note": note}
 
 
 def _write(path: Path, *entries: dict[str, Any]) -> None:
@@ -275,7 +277,7 @@ def test_identical_lines_are_one_entry_each_and_a_new_identical_line_is_reported
         == [(2, "baseline"), (3, "baseline"), (4, None)]
     assert len({f["fingerprint"] for f in findings}) == 3
     sarif = json.loads((pytester.path / "o.sarif").read_text())["runs"][0]["results"]
-    assert len({r["partialFingerprints"]["secreview/v1"] for r in sarif}) == 3
+    assert len({r["partialFingerprints"]["secreview/v2"] for r in sarif}) == 3
 
 
 def test_identical_findings_get_one_inline_comment_each(

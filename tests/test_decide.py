@@ -1,5 +1,6 @@
 """The one decision (``core.decide``): its rules one by one, the record's JSON round trip, and a
-property test feeding random lowering attempts from every origin through ``decide``."""
+property test feeding random lowering attempts from every origin, applied to random targets
+(as the base had them, or changed or created by the pull request), through ``decide``."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from pytest_secreview.core.decide import Outcome, Policy, decide, judge_exclusio
 from pytest_secreview.core.findings import FACT_CATEGORIES, Finding
 from pytest_secreview.core.record import (
     DETERMINISTIC,
+    SEEN_BY_SOURCE,
     TRUSTED,
     Change,
     ChangeKind,
     ItemRecord,
     Origin,
+    Target,
     changes_from_fields,
     provenance,
 )
@@ -145,9 +148,9 @@ def test_nothing_from_a_cache_lowers_a_finding_at_the_threshold() -> None:
 
 _SOURCES = st.sampled_from(["pattern", "taint", "scanner:bandit", "model:m", "pattern+model:m"])
 _CHANGE = st.builds(
-    lambda kind, origin, severity: (kind, origin, severity),
+    lambda kind, origin, severity, target: (kind, origin, severity, target),
     st.sampled_from(list(ChangeKind)), st.sampled_from(list(Origin)),
-    st.sampled_from(list(Severity)))
+    st.sampled_from(list(Severity)), st.sampled_from(list(Target)))
 
 
 def _counts(record: ItemRecord, policy: Policy) -> bool:
@@ -160,19 +163,25 @@ def _counts(record: ItemRecord, policy: Policy) -> bool:
        fail_on=st.sampled_from(list(Severity)), attempts=st.lists(_CHANGE, max_size=6))
 def test_nothing_the_pull_request_controls_lowers_a_finding_at_the_threshold(
         severity: Severity, source: str, category: str | None, fail_on: Severity,
-        attempts: list[tuple[ChangeKind, Origin, Severity]]) -> None:
+        attempts: list[tuple[ChangeKind, Origin, Severity, Target]]) -> None:
     finding = _finding(severity, source, category)
     changes = tuple(Change(finding.fingerprint, kind, origin, "because",
-                           severity=new if kind is ChangeKind.SEVERITY else None)
-                    for kind, origin, new in attempts)
+                           severity=new if kind is ChangeKind.SEVERITY else None,
+                           target=target)
+                    for kind, origin, new, target in attempts)
     policy = Policy(fail_on=fail_on)
     model_only = not provenance(finding) & DETERMINISTIC
     model_origins = {Origin.MODEL, Origin.VERIFIER}
 
+    def seen(change: Change) -> bool:
+        # A source that speaks for the base revision applies to what the base had.
+        return change.origin not in SEEN_BY_SOURCE or change.target is Target.BASE
+
     def allowed(change: Change) -> bool:
-        # What may lower at the threshold: trusted origins, and for a model's own finding
-        # a model's answer.
-        return change.origin in TRUSTED or (model_only and change.origin in model_origins)
+        # What may lower at the threshold: trusted origins on what they saw, and for a
+        # model's own finding a model's answer.
+        return (change.origin in TRUSTED and seen(change)) or (
+            model_only and change.origin in model_origins)
 
     trusted_only = _record(finding, *(c for c in changes if allowed(c)))
     everything = _record(finding, *changes)
@@ -184,20 +193,28 @@ def test_nothing_the_pull_request_controls_lowers_a_finding_at_the_threshold(
                                               for c in changes):
         assert _counts(everything, policy)
     # A credential is lowered by nothing but the base revision's baseline, its existing
-    # comments and the settings.
+    # comments (on what the base had) and the settings.
     if category in FACT_CATEGORIES and severity.at_least(fail_on) and not any(
-            c.origin in (Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS)
+            c.origin in (Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS) and seen(c)
             for c in changes):
         assert _counts(everything, policy)
+    # Whatever the pull request made, a base source's lowering of it is refused at the
+    # threshold (while nothing allowed has lowered the finding below it), and says so.
+    if severity.at_least(fail_on) and not any(allowed(c) and c.lowers(finding)
+                                              for c in changes):
+        refused = {r.change for r in decide(everything, policy).refused}
+        for change in changes:
+            if change.lowers(finding) and not seen(change):
+                assert change in refused
 
 
 @settings(max_examples=200, deadline=None)
 @given(category=st.sampled_from([None, "injection", *sorted(FACT_CATEGORIES)]),
-       origin=st.sampled_from(list(Origin)))
+       origin=st.sampled_from(list(Origin)), chosen=st.sampled_from(["", "the PR adds it"]))
 def test_only_trusted_origins_exclude_and_never_a_credential_rule(
-        category: str | None, origin: Origin) -> None:
-    judged = judge_exclusion(category, origin, "vendored")
+        category: str | None, origin: Origin, chosen: str) -> None:
+    judged = judge_exclusion(category, origin, "vendored", chosen_by_pr=chosen)
     if judged.excluded:
-        assert origin in TRUSTED and category not in FACT_CATEGORIES
+        assert origin in TRUSTED and category not in FACT_CATEGORIES and not chosen
     if origin in (Origin.PR_FILES, Origin.PR_COMMENT, Origin.MODEL, Origin.CACHE):
         assert not judged.excluded

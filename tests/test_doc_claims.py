@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from pytest_secreview.core.findings import fingerprint
+from pytest_secreview.core.findings import context_fingerprint, fingerprint
 from pytest_secreview.options import SPECS, OptionSpec, load_settings
 from pytest_secreview.rules.loader import bundled_rules_dir
 from pytest_secreview.rules.scanner_spec import NO_SEMGREP_CONFIG
@@ -267,9 +267,11 @@ def test_the_baseline_lines_the_docs_show_are_the_ones_a_review_prints(
               if "muted by baseline entries without a note" in span]
     assert len(quoted) >= 3, quoted  # the terminal's line, summary.md's, its whole Items line
     baseline = tmp_path_factory.mktemp("ci") / "baseline.json"
-    entries = [{"fingerprint": fingerprint("danger", "app/jobs.py", call), "rule": "danger",
-                "path": "app/jobs.py", "line": line, "note": "accepted in SEC-7" if line > 1
-                else ""} for line, call in enumerate(CALLS, 1)]
+    entries = [{"fingerprint": fingerprint("danger", "app/jobs.py", call),
+                "context": context_fingerprint(fingerprint("danger", "app/jobs.py", call), ""),
+                "rule": "danger", "path": "app/jobs.py", "line": line,
+                "note": "accepted in SEC-7" if line > 1 else ""}
+               for line, call in enumerate(CALLS, 1)]
     baseline.write_text(json.dumps({"version": 1, "findings": entries}))
     repo = review_repo(rules={"danger": DANGER, "risky": RISKY},
                        pr={"app/jobs.py": "\n".join(CALLS) + "\n"})

@@ -320,7 +320,7 @@ def test_result_shape() -> None:
     location = first["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "app/db.py", "uriBaseId": "%SRCROOT%"}
     assert location["region"] == {"startLine": 12, "startColumn": 1, "endLine": 12}
-    assert first["partialFingerprints"] == {"secreview/v1": "fp-sql-injection-app/db.py-"}
+    assert first["partialFingerprints"] == {"secreview/v2": "fp-sql-injection-app/db.py-"}
     assert first["properties"] == {
         "severity": "CRITICAL", "source": "model:google/gemini-2.5-pro", "confidence": 0.9,
         "cwe": "CWE-89", "exploit_scenario": "An attacker sends ' OR 1=1 --",
@@ -452,7 +452,7 @@ def test_finding_of_a_rule_without_metadata_gets_a_descriptor() -> None:
 
 def test_equal_findings_without_fingerprint_stay_distinct() -> None:
     same = [finding("r", "a.py", n, fingerprint="") for n in (1, 2, 3)]
-    prints = [r["partialFingerprints"]["secreview/v1"]
+    prints = [r["partialFingerprints"]["secreview/v2"]
               for r in _run(make_report(same, [rule("r")]))["results"]]
     assert len(set(prints)) == 3
 
@@ -460,7 +460,7 @@ def test_equal_findings_without_fingerprint_stay_distinct() -> None:
 def test_distinct_results_sharing_a_fingerprint_stay_distinct() -> None:
     # Reports merged from elsewhere may repeat one: the results must still be told apart.
     same = [finding("r", "a.py", n, fingerprint="abc") for n in (1, 2)]
-    prints = [r["partialFingerprints"]["secreview/v1"]
+    prints = [r["partialFingerprints"]["secreview/v2"]
               for r in _run(make_report(same, [rule("r")]))["results"]]
     assert prints == ["abc", "abc:2"]
 

@@ -7,9 +7,12 @@ lower severity, min-confidence, exclusion) is accepted when
 
 1. its origin is trusted (:data:`~.record.TRUSTED`: the base revision's baseline, ignore file
    and precedents, a suppression the base already had or one whose author has write access,
-   the trusted settings and the review's own defaults), except that a credential (a finding
-   of :data:`~.findings.FACT_CATEGORIES`) is lowered only by what the base revision holds
-   (a committed key leaks whatever a comment added now says);
+   the trusted settings and the review's own defaults) **and**, for an origin that speaks for
+   what the base revision held (:data:`~.record.SEEN_BY_SOURCE`), what it is applied to (its
+   :class:`~.record.Target`: the statement, the file, the path class) is as the base had it,
+   not changed or created by the pull request; except that a credential (a finding of
+   :data:`~.findings.FACT_CATEGORIES`) is lowered only by what the base revision holds (a
+   committed key leaks whatever a comment added now says);
 2. or the finding is below the fail threshold and not a credential (anyone may quiet what
    does not fail the review);
 3. or the finding was reported by a model alone and the change is a model's (the verifier's
@@ -20,8 +23,10 @@ pattern, taint or scanner finding at the threshold can be confirmed, annotated o
 model, never dismissed or lowered. A change from :attr:`~.record.Origin.CACHE` (what a stored
 evaluation would carry) is never trusted: it lowers nothing at the threshold.
 
-:func:`judge_exclusion` is the one judgement of path-level exclusions (files a rule does not
-see): only trusted origins exclude, and credential rules are never excluded.
+Both the per-finding judgement (:func:`judge_change`) and that of path-level exclusions (files
+a rule does not see, :func:`judge_exclusion`) are :func:`judge_lowering`, the one trust rule:
+only trusted origins exclude, never a path class the pull request chose, and credential rules
+are never excluded.
 """
 
 from __future__ import annotations
@@ -31,11 +36,22 @@ from enum import StrEnum
 from typing import Any
 
 from .findings import FACT_CATEGORIES, Finding
-from .record import DETERMINISTIC, Change, ChangeKind, ItemRecord, Origin, as_found, provenance
+from .record import (
+    DETERMINISTIC,
+    SEEN_BY_SOURCE,
+    TRUSTED,
+    Change,
+    ChangeKind,
+    ItemRecord,
+    Origin,
+    Target,
+    as_found,
+    provenance,
+)
 from .severity import Severity
 
 __all__ = ["Exclusion", "Outcome", "Policy", "Refusal", "Verdict", "decide", "judge_change",
-           "judge_exclusion"]
+           "judge_exclusion", "judge_lowering"]
 
 #: Origins that speak for the base revision: the only ones that may lower a credential.
 _BASE_ORIGINS = frozenset({Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS})
@@ -105,30 +121,63 @@ class Verdict:
                          for r in data.get("refused") or ()))
 
 
-def judge_change(change: Change, finding: Finding, fail_on: Severity) -> str | None:
-    """None when ``change`` may apply to ``finding`` (as it stands), else why not."""
-    if not change.lowers(finding):
-        return None
-    credential = finding.category in FACT_CATEGORIES
+def judge_lowering(kind: ChangeKind, origin: Origin, target: Target, *, credential: bool,
+                   at_threshold: bool, model_only: bool = False,
+                   fail_on: Severity | None = None) -> str | None:
+    """The one trust rule: None when a lowering of ``kind`` from ``origin``, applied to
+    ``target``, may apply, else why not. It judges both who lowers and what it is applied to:
+
+    - a credential (``credential``) is lowered only by what speaks for the base revision (its
+      baseline, a comment already there, the trusted settings), and only for what that source
+      saw; it is never excluded;
+    - at or above the threshold (``at_threshold``), a trusted origin lowers; one that speaks
+      for what the base revision held (:data:`~.record.SEEN_BY_SOURCE`) only a target the
+      base had (:attr:`~.record.Target.BASE`), never one the pull request changed or created;
+      a model's answer lowers a model's own finding (``model_only``); nothing else does;
+    - an exclusion (a path class) never applies to a class the pull request chose, whoever
+      set it;
+    - below the threshold, anyone may quiet what is not a credential.
+
+    ``fail_on`` names the threshold in the reason."""
+    threshold = fail_on.value if fail_on else "the threshold"
+    # An exclusion reads a path class: whoever set it, a class the pull request chose for a
+    # file it adds is the pull request's choice.
+    made_by_pr = target is not Target.BASE and (
+        origin in SEEN_BY_SOURCE or kind is ChangeKind.EXCLUDE)
+    seen = (f"{origin.value} speaks for what the base revision held; this pull request "
+            f"{target.value} what it is applied to")
     if credential:
-        if change.kind is ChangeKind.EXCLUDE:
+        if kind is ChangeKind.EXCLUDE:
             return "credential rules run on every changed file"
-        if change.origin in _BASE_ORIGINS:
-            return None
+        if origin in _BASE_ORIGINS:
+            return seen if made_by_pr else None
         return ("a committed credential is a leak whatever is said now: only the base "
                 "revision's baseline or an existing suppression quiets it")
-    if change.trusted or not finding.severity.at_least(fail_on):
+    if not at_threshold:
         return None
-    if change.origin in _MODEL_ORIGINS and not provenance(finding) & DETERMINISTIC:
+    if origin in TRUSTED:
+        return seen if made_by_pr else None
+    if origin in _MODEL_ORIGINS and model_only:
         return None  # a model's own finding, judged by a model's second look
-    if change.origin is Origin.PR_COMMENT:
-        return (f"a suppression this pull request adds at or above {fail_on.value} awaits "
-                "a maintainer: it counts once someone with write access adds or approves it")
-    if change.origin in _MODEL_ORIGINS:
+    if origin is Origin.PR_COMMENT:
+        return (f"a suppression this pull request adds at or above {threshold} awaits a "
+                "maintainer: it counts once someone with write access adds or approves it")
+    if origin in _MODEL_ORIGINS:
         return (f"a model's answer never lowers a deterministic finding at or above "
-                f"{fail_on.value} (it can confirm or raise it)")
-    return (f"{change.origin.value} is not a trusted source: it cannot lower a finding at or "
-            f"above {fail_on.value}")
+                f"{threshold} (it can confirm or raise it)")
+    return (f"{origin.value} is not a trusted source: it cannot lower a finding at or above "
+            f"{threshold}")
+
+
+def judge_change(change: Change, finding: Finding, fail_on: Severity) -> str | None:
+    """None when ``change`` may apply to ``finding`` (as it stands), else why not
+    (:func:`judge_lowering` with the finding's facts)."""
+    if not change.lowers(finding):
+        return None
+    return judge_lowering(change.kind, change.origin, change.target,
+                          credential=finding.category in FACT_CATEGORIES,
+                          at_threshold=finding.severity.at_least(fail_on),
+                          model_only=not provenance(finding) & DETERMINISTIC, fail_on=fail_on)
 
 
 def decide(record: ItemRecord, policy: Policy) -> Verdict:
@@ -211,20 +260,23 @@ class Exclusion:
 def judge_exclusion(category: str | None, origin: Origin, why: str, *,
                     chosen_by_pr: str = "") -> Exclusion:
     """The one judgement of a path-level exclusion (an ignore file, the default exclusion of
-    vendored, minified, generated or test code): a rule of ``category`` skips the file
-    because of ``why`` from ``origin`` only when the origin is trusted, the rule is not a
-    credential rule (those run on every changed file), and the pull request did not choose
-    the file's path class: ``chosen_by_pr`` says how it did (it adds the file at that path
-    and code outside the class imports or runs it), empty when the class is the base's own.
-    A trusted source speaks for what it saw: the defaults saw a path, not a file placed
-    there to be left out."""
-    if category in FACT_CATEGORIES:
-        return Exclusion(False, f"not excluded ({why}): credential rules run on every "
-                                "changed file")
+    vendored, minified, generated or test code), by :func:`judge_lowering` at the threshold
+    (a file left out can hold anything): a rule of ``category`` skips the file because of
+    ``why`` from ``origin`` only when the origin may exclude (the base revision's ignore file,
+    the defaults, the settings), the rule is not a credential rule, and the pull request did
+    not choose the file's path class: ``chosen_by_pr`` says how it did (it adds the file at
+    that path and code outside the class imports or runs it; the target is then
+    :attr:`~.record.Target.CREATED`), empty when the class is the base's own."""
     if origin not in _EXCLUDING:
         return Exclusion(False, f"not excluded ({why}): {origin.value} is controlled by the "
                                 "pull request; only the base revision's ignore file and the "
                                 "review's defaults exclude")
-    if chosen_by_pr:
-        return Exclusion(False, f"not excluded ({why}): {chosen_by_pr}")
-    return Exclusion(True, why)
+    target = Target.CREATED if chosen_by_pr else Target.BASE
+    refused = judge_lowering(ChangeKind.EXCLUDE, origin, target,
+                             credential=category in FACT_CATEGORIES, at_threshold=True)
+    if refused is None:
+        return Exclusion(True, why)
+    # How the pull request chose the class says more than the rule's text, unless the rule
+    # reads every file anyway (a credential rule).
+    shown = chosen_by_pr if chosen_by_pr and category not in FACT_CATEGORIES else refused
+    return Exclusion(False, f"not excluded ({why}): {shown}")

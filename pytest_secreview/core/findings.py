@@ -11,11 +11,12 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from .severity import Severity, worst_first
 
-__all__ = ["FACT_CATEGORIES", "Finding", "FlowStep", "fingerprint", "number_occurrences"]
+__all__ = ["FACT_CATEGORIES", "Finding", "FlowStep", "context_fingerprint", "fingerprint",
+           "number_occurrences"]
 
 
 _WS = re.compile(r"\s+")
@@ -29,8 +30,24 @@ def fingerprint(rule: str, path: str, anchor: str) -> str:
     return digest[:32]
 
 
-def number_occurrences(findings: Iterable[Finding]) -> list[Finding]:
-    """``findings`` (same order) with identical fingerprints told apart by occurrence.
+def context_fingerprint(finding_fingerprint: str, scope: str) -> str:
+    """The fingerprint of a finding in its context: its own (rule, path and normalised line,
+    without an occurrence number) and ``scope``, the digest of the headers enclosing its line
+    (its function or route: ``suppression.context``). What the baseline matches and SARIF's
+    ``partialFingerprints`` carry: it survives line shifts and moves of the whole function,
+    and changes when the line is copied into another function or its function's header
+    (name, route, decorators) changes."""
+    if not finding_fingerprint:
+        return ""
+    own = finding_fingerprint.partition("-")[0]
+    return hashlib.sha256(f"{own}\0{scope}".encode()).hexdigest()[:32]
+
+
+def number_occurrences(findings: Iterable[Finding],
+                       key: Literal["fingerprint", "context_fingerprint"] = "fingerprint",
+                       ) -> list[Finding]:
+    """``findings`` (same order) with identical fingerprints told apart by occurrence;
+    ``key`` names the fingerprint (``fingerprint`` or ``context_fingerprint``).
 
     Identical lines in one file (the same call twice) hash alike. Among the findings sharing
     a fingerprint, numbered in location order, the first keeps it and the n-th becomes
@@ -41,13 +58,15 @@ def number_occurrences(findings: Iterable[Finding]) -> list[Finding]:
     found = list(findings)
     groups: dict[str, list[int]] = {}
     for index, finding in enumerate(found):
-        if finding.fingerprint:
-            groups.setdefault(finding.fingerprint, []).append(index)
+        if getattr(finding, key):
+            groups.setdefault(getattr(finding, key), []).append(index)
     for indexes in groups.values():
         ordered = sorted(indexes, key=lambda i: (found[i].line, found[i].end_line or 0,
                                                  found[i].title, found[i].source, i))
         for n, index in enumerate(ordered[1:], start=2):
-            found[index] = replace(found[index], fingerprint=f"{found[index].fingerprint}-{n}")
+            numbered = f"{getattr(found[index], key)}-{n}"
+            found[index] = (replace(found[index], fingerprint=numbered) if key == "fingerprint"
+                            else replace(found[index], context_fingerprint=numbered))
     return found
 
 
@@ -92,6 +111,9 @@ class Finding:
     #: model may omit it: no number is invented). See :meth:`confidence_text`.
     confidence: float | None = 1.0
     fingerprint: str = ""
+    #: The fingerprint of the finding in its context (:func:`context_fingerprint`), set where
+    #: its file is read after evaluation (``suppression.apply``); '' until then.
+    context_fingerprint: str = ""
     flow: tuple[FlowStep, ...] = ()  # a taint finding's path from source to sink
     #: For pattern and scanner findings: "confirmed" or "dismissed" by the model (with
     #: ``triage_reason``), or "untriaged" when no model checked it. None for a model's own.
@@ -115,10 +137,12 @@ class Finding:
     #: ``secreview: ignore[rule] reason`` comment in the code), "baseline" (an entry of
     #: ``--secreview-baseline``) or "excluded" (a path exclusion), with the reason or the
     #: baseline's note. Kept in every report as suppressed and never failing an item.
-    #: ``suppression_added``: the pull request itself added the inline comment (shown as such
-    #: to the reviewer). On a reported finding, this field, ``triage`` "dismissed" and
-    #: ``below_min_confidence`` are what :func:`pytest_secreview.core.decide.decide` accepted
-    #: of the item record's changes; a producer's value is only a claim it turns into a change.
+    #: ``suppression_added``: what the suppression is applied to is the pull request's: it
+    #: added the inline comment or changed the statement under it (shown as such to the
+    #: reviewer), or the baseline entry names only the text of a line it wrote. On a
+    #: reported finding, this field, ``triage`` "dismissed" and ``below_min_confidence`` are
+    #: what :func:`pytest_secreview.core.decide.decide` accepted of the item record's
+    #: changes; a producer's value is only a claim it turns into a change.
     suppression: str | None = None
     suppression_reason: str = ""
     suppression_added: bool = False

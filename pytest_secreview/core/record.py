@@ -19,8 +19,9 @@ from typing import Any
 from .findings import Finding, number_occurrences
 from .severity import Severity
 
-__all__ = ["DETERMINISTIC", "LOWERING", "TRUSTED", "Change", "ChangeKind", "ItemRecord", "Origin",
-           "Provenance", "as_found", "changes_from_fields", "provenance"]
+__all__ = ["DETERMINISTIC", "LOWERING", "SEEN_BY_SOURCE", "TRUSTED", "Change", "ChangeKind",
+           "ItemRecord", "Origin", "Provenance", "Target", "as_found", "changes_from_fields",
+           "provenance"]
 
 
 class Provenance(StrEnum):
@@ -94,6 +95,25 @@ TRUSTED = frozenset({Origin.BASELINE, Origin.PRECEDENT, Origin.BASE_COMMENT,
                      Origin.DEFAULTS})
 
 
+#: The trusted origins that speak for what the base revision held (an entry of its baseline, a
+#: comment already in its code, its ignore file and precedents, the defaults' reading of a path
+#: the base had): each lowers only the target it saw, never one the pull request made.
+SEEN_BY_SOURCE = frozenset({Origin.BASELINE, Origin.PRECEDENT, Origin.BASE_COMMENT,
+                            Origin.BASE_IGNORE, Origin.DEFAULTS})
+
+
+class Target(StrEnum):
+    """What a lowering is applied to, as the pull request left it: the finding's statement
+    (a suppression comment, a baseline entry), its file or its path class (an exclusion).
+    Stated by whoever makes the change, judged with its origin by ``decide``."""
+
+    BASE = "base"  # as the base revision had it: what a base source saw
+    CHANGED = "changed"  # the pull request changed it (a statement under a base comment, a
+    #                      line a base baseline entry names only by its text)
+    CREATED = "created"  # the pull request created it (a file it adds at a path class it
+    #                      chose)
+
+
 @dataclass(frozen=True)
 class Change:
     """One change made to the finding with ``fingerprint`` after it was found."""
@@ -106,6 +126,8 @@ class Change:
     severity: Severity | None = None
     #: DISMISS/CONFIRM: how sure the model said it was.
     confidence: float | None = None
+    #: What the change is applied to, as the pull request left it (see :class:`Target`).
+    target: Target = Target.BASE
 
     @property
     def trusted(self) -> bool:
@@ -123,7 +145,7 @@ class Change:
         return {"fingerprint": self.fingerprint, "kind": self.kind.value,
                 "origin": self.origin.value, "trusted": self.trusted, "reason": self.reason,
                 "severity": self.severity.value if self.severity else None,
-                "confidence": self.confidence}
+                "confidence": self.confidence, "target": self.target.value}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Change:
@@ -132,7 +154,8 @@ class Change:
         return cls(fingerprint=str(data["fingerprint"]), kind=ChangeKind(data["kind"]),
                    origin=Origin(data["origin"]), reason=str(data.get("reason") or ""),
                    severity=Severity(severity) if severity else None,
-                   confidence=data.get("confidence"))
+                   confidence=data.get("confidence"),
+                   target=Target(data.get("target") or Target.BASE))
 
 
 @dataclass(frozen=True)
@@ -201,13 +224,18 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, reused: 
     # A change names its finding by fingerprint: identical lines are told apart first.
     for finding in number_occurrences(findings):
         key = finding.fingerprint
+        # ``suppression_added``: what the suppression is applied to is the pull request's (it
+        # added the comment or changed the statement under it; the baseline entry names only
+        # the text of a line it wrote).
+        target = Target.CHANGED if finding.suppression_added else Target.BASE
         if finding.suppression == "baseline":
             changes.append(Change(key, ChangeKind.BASELINE, Origin.BASELINE,
-                                  finding.suppression_reason))
+                                  finding.suppression_reason, target=target))
         elif finding.suppression == "inline":
             origin = (Origin.BASE_COMMENT if not finding.suppression_added
                       else Origin.MAINTAINER_COMMENT if writer else Origin.PR_COMMENT)
-            changes.append(Change(key, ChangeKind.SUPPRESS, origin, finding.suppression_reason))
+            changes.append(Change(key, ChangeKind.SUPPRESS, origin, finding.suppression_reason,
+                                  target=target))
         if finding.triage in ("dismissed", "confirmed"):
             kind = ChangeKind.DISMISS if finding.triage == "dismissed" else ChangeKind.CONFIRM
             judge = Origin.MODEL if provenance(finding) & DETERMINISTIC else Origin.VERIFIER

@@ -47,8 +47,9 @@ def changes_of(result: ItemResult) -> list[ChangeReport]:
         return []
     refused = {r.change: r.why for r in result.verdict.refused}
     return [ChangeReport(fingerprint=c.fingerprint, kind=c.kind.value, origin=c.origin.value,
-                         trusted=c.trusted, reason=c.reason, severity=c.severity,
-                         accepted=c not in refused, refused_because=refused.get(c, ""))
+                         trusted=c.trusted, target=c.target.value, reason=c.reason,
+                         severity=c.severity, accepted=c not in refused,
+                         refused_because=refused.get(c, ""))
             for c in result.record.changes]
 
 

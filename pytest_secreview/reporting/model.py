@@ -106,6 +106,10 @@ class ChangeReport(_Model):
     origin: str = Field(description="Where it came from (baseline, base-comment, "
                         "maintainer-comment, pr-comment, model, verifier, settings, cache...).")
     trusted: bool = Field(description="The origin is not controlled by the pull request.")
+    target: str = Field("base", description=(
+        "What it is applied to, as the pull request left it: base (as the base revision had "
+        "it), changed or created (by the pull request). A base source (its baseline, a "
+        "comment already there, its ignore file, the defaults) lowers only a base target."))
     reason: str = ""
     severity: Severity | None = Field(None, description="severity: the new severity.")
     accepted: bool = Field(True, description="False: refused, the finding stands.")

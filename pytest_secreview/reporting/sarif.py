@@ -8,8 +8,11 @@ what it shows shaped the choices here:
   ``precision`` and ``security-severity`` as a *string* number, which makes its results security
   alerts: over 9.0 is critical, 7.0-8.9 high, 4.0-6.9 medium, 0.1-3.9 low, 0.0 none;
 - results point at repository-relative, percent-encoded URIs under ``%SRCROOT%``, with whole-line
-  regions, and carry our stable fingerprint in ``partialFingerprints`` under ``secreview/v1``
-  (GitHub's own ``primaryLocationLineHash`` is added by ``upload-sarif`` from the checkout);
+  regions, and carry our stable fingerprint in ``partialFingerprints`` under ``secreview/v2``:
+  the finding's context fingerprint (rule, path, normalised line and the function or route it
+  stands in), so an alert dismissed in code scanning stays dismissed when lines move, and comes
+  back when the line is copied elsewhere or its function's header changes (GitHub's own
+  ``primaryLocationLineHash`` is added by ``upload-sarif`` from the checkout);
 - at most 25,000 results per run are accepted, and the gzip-compressed file must stay under
   10 MB: results are kept worst first within both budgets and the rest are counted in a
   notification;
@@ -52,7 +55,7 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 INFORMATION_URI = "https://github.com/pytest-secreview/pytest-secreview"
 SRCROOT = "%SRCROOT%"
 #: Key of our fingerprint in ``partialFingerprints``; bump the version if its recipe changes.
-FINGERPRINT_KEY = "secreview/v1"
+FINGERPRINT_KEY = "secreview/v2"
 
 #: ``properties.security-severity`` per severity (GitHub: >9.0 critical, 7.0-8.9 high,
 #: 4.0-6.9 medium, 0.1-3.9 low). INFO is 0.0, which GitHub treats as "no security severity".
@@ -326,13 +329,15 @@ def _suppressions(finding: FindingReport) -> list[dict[str, Any]]:
 
 
 def _fingerprints(findings: list[FindingReport]) -> list[str]:
-    """Each finding's own fingerprint (identical lines already carry an occurrence number,
-    see ``core.findings.number_occurrences``); for one without, a stand-in from rule,
-    path and title. An ordinal among equals keeps distinct results distinct either way."""
+    """Each finding's context fingerprint (identical lines in one context already carry an
+    occurrence number, see ``core.findings.number_occurrences``), else its own; for one
+    without either, a stand-in from rule, path and title. An ordinal among equals keeps
+    distinct results distinct either way."""
     seen: dict[str, int] = {}
     out = []
     for f in findings:
-        base = (_clean(f.fingerprint, 200) if f.fingerprint else
+        own = f.context_fingerprint or f.fingerprint
+        base = (_clean(own, 200) if own else
                 sha256(f"{f.rule}\0{f.path}\0{f.title}".encode()).hexdigest()[:32])
         seen[base] = seen.get(base, 0) + 1
         out.append(base if seen[base] == 1 else f"{base}:{seen[base]}")

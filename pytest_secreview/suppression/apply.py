@@ -16,8 +16,12 @@ fail threshold only when its author has write access: :mod:`.authority`).
   for a finding of the fact categories (:data:`~..core.findings.FACT_CATEGORIES`): the
   finding stands and a LOW finding says why. A committed key leaks whatever the comment
   says; known test keys go in the baseline, which is read from the base revision.
-- Otherwise, or when the pull request added the comment, a baseline entry with the
-  finding's fingerprint marks it ``"baseline"`` with the entry's note.
+- Otherwise, or when the pull request added the comment, a baseline entry that matches the
+  finding marks it ``"baseline"`` with the entry's note. Each finding first gets its context
+  fingerprint (:mod:`.context`: the function or route its line stands in), which the entry
+  must match; an entry without one, matched by the line's text on a line this pull request
+  wrote, marks it with ``suppression_added``: a lowering of what the base revision did not
+  see, which ``core.decide`` refuses at the fail threshold.
 - A suppression comment without a reason (or without a rule id) suppresses nothing and
   becomes a finding of its own (rule :data:`SUPPRESSION_RULE`), reported by the item of the
   rule it names when the pull request adds it, and by any item whose finding it sits on.
@@ -33,11 +37,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.findings import FACT_CATEGORIES, Finding, fingerprint, number_occurrences
+from ..core.findings import (
+    FACT_CATEGORIES,
+    Finding,
+    context_fingerprint,
+    fingerprint,
+    number_occurrences,
+)
+from ..core.record import Target
 from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
 from ..errors import GitError
 from .baseline import Baseline
+from .context import Scopes, scopes
 from .inline import MARKER, Suppression, comment_styles, inside_strings, parse_line
 
 if TYPE_CHECKING:  # the tools layer (and its HTTP stack) loads when a file is read
@@ -84,8 +96,9 @@ class Quiet:
         gave it); ``inline=False`` uses the baseline only (a file too large to read)."""
         out: list[Finding] = []
         problems: dict[tuple[str, int], Finding] = {}
-        # Identical lines get one fingerprint each before the baseline looks them up.
-        for finding in number_occurrences(findings):
+        # Identical lines get one fingerprint each, and each finding its context, before the
+        # baseline looks them up.
+        for finding in self._in_context(number_occurrences(findings)):
             # Nothing from a model, a cache or a worker decides a suppression: only this.
             finding = replace(finding, suppression=None, suppression_reason="",
                               suppression_added=False)
@@ -100,10 +113,13 @@ class Quiet:
             # adds: the trusted reason is the one that holds at the fail threshold.
             if (finding.suppression is None or finding.suppression_added) and \
                     self.baseline is not None:
-                note = self.baseline.justification(finding)
-                if note is not None:
-                    finding = replace(finding, suppression="baseline", suppression_reason=note,
-                                      suppression_added=False)
+                accepted = self.baseline.match(
+                    finding, line_by_pr=finding.line in self._added_lines(finding.path))
+                if accepted is not None and (finding.suppression is None
+                                             or accepted.target is Target.BASE):
+                    finding = replace(finding, suppression="baseline",
+                                      suppression_reason=accepted.note,
+                                      suppression_added=accepted.target is not Target.BASE)
             out.append(finding)
         if inline and rule is not None:
             for file in files:
@@ -118,12 +134,23 @@ class Quiet:
         out += [p for key, p in problems.items() if key not in known]
         return tuple(sorted(out, key=Finding.sort_key))
 
+    def _in_context(self, findings: list[Finding]) -> list[Finding]:
+        """``findings`` with their context fingerprints (identical lines in one context told
+        apart by occurrence); a file that cannot be read gives the top level's."""
+        stamped = []
+        for finding in findings:
+            head = self._head_lines(finding.path) if finding.fingerprint else None
+            scope = head[3].of(finding.line) if head is not None else ""
+            stamped.append(replace(finding, context_fingerprint=context_fingerprint(
+                finding.fingerprint, scope)))
+        return number_occurrences(stamped, key="context_fingerprint")
+
     def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding],
                 fact: bool) -> Finding:
         head = self._head_lines(finding.path)
         if head is None:
             return finding
-        count, marked, ends = head
+        count, marked, ends, _ = head
         styles = comment_styles(finding.path)
         for number in (finding.line, finding.line - 1):
             text = marked.get(number)
@@ -190,7 +217,8 @@ class Quiet:
         """``path``'s number of lines at the head revision and its lines holding the marker
         (cached), or None when it cannot be read. A miss reads ``path`` and the changed
         files after it in the diff's order (items ask in that order), up to
-        ``WINDOW_BYTES``, in one ``git cat-file --batch``; only the marked lines are kept."""
+        ``WINDOW_BYTES``, in one ``git cat-file --batch``; only the marked lines and the
+        headers' digests (:class:`.context.Scopes`) are kept."""
         with self._lock:
             if path in self._lines:
                 return self._lines[path]
@@ -241,17 +269,18 @@ class Quiet:
         return {p: i for i, p in enumerate(self._paths)}
 
 
-#: A file's number of lines at head, its lines holding the marker outside a string, and the
-#: last line of the statement that starts on each line a marker covers.
-_Marked = tuple[int, dict[int, str], dict[int, int]]
+#: A file's number of lines at head, its lines holding the marker outside a string, the last
+#: line of the statement that starts on each line a marker covers, and its block headers.
+_Marked = tuple[int, dict[int, str], dict[int, int], Scopes]
 #: How far a statement's brackets are followed (a bound on hostile input, not on real code).
 _STATEMENT_LINES = 200
 _OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
 
 
 def _marked(path: str, blob: bytes) -> _Marked:
-    """A file's number of lines, its lines holding the marker outside a string, and where the
-    statements those comments cover end (:func:`_statement_end`)."""
+    """A file's number of lines, its lines holding the marker outside a string, where the
+    statements those comments cover end (:func:`_statement_end`), and its block headers
+    (:func:`.context.scopes`)."""
     # git's lines: split on newlines only (not on the separators splitlines knows).
     split = blob.decode("utf-8", "replace").split("\n")
     marked = {number: text.removesuffix("\r")
@@ -261,7 +290,7 @@ def _marked(path: str, blob: bytes) -> _Marked:
         marked = {n: text for n, text in marked.items() if n not in in_strings}
     ends = {start: _statement_end(split, start)
             for number in marked for start in (number, number + 1) if start <= len(split)}
-    return len(split), marked, ends
+    return len(split), marked, ends, scopes([text.removesuffix("\r") for text in split])
 
 
 def _statement_end(lines: list[str], start: int) -> int:

@@ -3,14 +3,26 @@
 ``--secreview-baseline FILE`` is a JSON file::
 
     {"version": 1,
-     "findings": [{"fingerprint": "3f1c...", "rule": "sql-injection", "path": "app/db.py",
-                   "note": "reviewed 2026-01: the table name is a constant", "line": 12}]}
+     "findings": [{"fingerprint": "3f1c...", "context": "9a07...", "rule": "sql-injection",
+                   "path": "app/db.py", "note": "reviewed 2026-01: the table name is a
+                   constant", "line": 12}]}
 
-A finding whose fingerprint is listed is muted: kept in every report as suppressed (SARIF
-kind ``external``, the note as justification), never failing an item. Fingerprints hash the
-rule, the path and the flagged line's text, not its number, so an entry survives line shifts;
-identical lines in one file are told apart by occurrence (``<fingerprint>-2``...: see
-:func:`~..core.findings.number_occurrences`), one entry each.
+An entry accepts **the same finding in the same context**: ``context`` is the finding's
+context fingerprint (:func:`~..core.findings.context_fingerprint`: the rule, the path, the
+flagged line's normalised text and the headers of the function or route that encloses it,
+never the line's number), so an entry survives line shifts and moves of its function, and a
+copy of the line into another function or route is a new finding. Identical lines in one
+context are told apart by occurrence (``<fingerprint>-2``...: see
+:func:`~..core.findings.number_occurrences`), one entry each. A matching finding is muted:
+kept in every report as suppressed (SARIF kind ``external``, the note as justification),
+never failing an item.
+
+An entry without ``context`` (written before contexts were recorded) names only the line's
+text (its ``fingerprint``): it still mutes the line the base revision had, and applies to a
+line this pull request writes only as a change to what the base saw
+(:attr:`~..core.record.Target.CHANGED`), which :func:`~..core.decide.decide` refuses at the
+fail threshold. ``--secreview-baseline-update`` rewrites such entries with their context,
+keeping their notes.
 
 The file carries no text of the code or of a finding's title (``verify=False``, a key's
 shape): committed in the repository, it would be reported by the very rules it accepts.
@@ -34,11 +46,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..atomic import write_text_atomic
 from ..core.findings import Finding
+from ..core.record import Target
 from ..errors import ConfigError, GitError
 from ..gitcmd import run_git
 
-__all__ = ["NO_NOTE", "Baseline", "BaselineEntry", "load_baseline", "muted_without_note",
-           "parse_baseline", "update_baseline"]
+__all__ = ["NO_NOTE", "Baseline", "BaselineEntry", "BaselineMatch", "load_baseline",
+           "muted_without_note", "parse_baseline", "update_baseline"]
 
 #: The one format version this module reads and writes.
 VERSION = 1
@@ -46,18 +59,22 @@ VERSION = 1
 #: baseline must round-trip quietly), but the summaries count these: see
 #: :func:`muted_without_note`.
 NO_NOTE = "known finding, listed in the baseline without a note (give the entry one)"
-_EXAMPLE = ('{"version": 1, "findings": [{"fingerprint": "<from summary.json>", "rule": '
-            '"sql-injection", "path": "app/db.py", "note": "why this is accepted"}]}')
+_EXAMPLE = ('{"version": 1, "findings": [{"fingerprint": "<from summary.json>", "context": '
+            '"<its context_fingerprint>", "rule": "sql-injection", "path": "app/db.py", '
+            '"note": "why this is accepted"}]}')
 
 
 class BaselineEntry(BaseModel):
-    """One accepted finding. ``line`` is for people; matching uses only the fingerprint
-    (which already hashes the rule and the path). ``title`` is read from older files and
-    never written (it may quote the code the rules match)."""
+    """One accepted finding. ``line`` is for people; matching uses the context fingerprint,
+    or for an entry without one the line's fingerprint (both already hash the rule and the
+    path). ``title`` is read from older files and never written (it may quote the code the
+    rules match)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     fingerprint: str = Field(min_length=1, description="The finding's fingerprint.")
+    context: str | None = Field(None, min_length=1, description=(
+        "The finding's context fingerprint: the entry accepts it in this context only."))
     rule: str = Field(min_length=1)
     path: str = Field(min_length=1)
     note: str = Field("", description="Why it is accepted: the SARIF justification.")
@@ -73,18 +90,41 @@ class _BaselineFile(BaseModel):
 
 
 @dataclass(frozen=True)
+class BaselineMatch:
+    """An entry that applies to a finding: its note (a default text for an empty one), and
+    what it is applied to: :attr:`~..core.record.Target.BASE` for the same finding in the
+    same context, :attr:`~..core.record.Target.CHANGED` for an entry without a context on a
+    line this pull request wrote."""
+
+    note: str
+    target: Target
+
+
+@dataclass(frozen=True)
 class Baseline:
-    """The entries in force for this review, by fingerprint, and where they were read."""
+    """The entries in force for this review, and where they were read: ``contexts`` by
+    context fingerprint, ``lines`` (the entries without a context) by fingerprint."""
 
     display: str
-    entries: dict[str, BaselineEntry] = field(default_factory=dict)
+    contexts: dict[str, BaselineEntry] = field(default_factory=dict)
+    lines: dict[str, BaselineEntry] = field(default_factory=dict)
 
-    def justification(self, finding: Finding) -> str | None:
-        """The note that mutes ``finding`` (a default text for an empty note), or None."""
-        entry = self.entries.get(finding.fingerprint) if finding.fingerprint else None
+    def match(self, finding: Finding, *, line_by_pr: bool) -> BaselineMatch | None:
+        """The entry that applies to ``finding``, or None. ``line_by_pr``: the pull request
+        wrote the finding's line (an entry without a context saw only the base's)."""
+        entry = self.contexts.get(finding.context_fingerprint) \
+            if finding.context_fingerprint else None
+        if entry is not None and entry.rule == finding.rule:
+            return BaselineMatch(entry.note or NO_NOTE, Target.BASE)
+        entry = self.lines.get(finding.fingerprint) if finding.fingerprint else None
         if entry is None or entry.rule != finding.rule:
             return None
-        return entry.note or NO_NOTE
+        return BaselineMatch(entry.note or NO_NOTE,
+                             Target.CHANGED if line_by_pr else Target.BASE)
+
+    def all_entries(self) -> list[BaselineEntry]:
+        """Every entry, those with a context first."""
+        return [*self.contexts.values(), *self.lines.values()]
 
 
 def muted_without_note(suppression: str | None, reason: str) -> bool:
@@ -127,10 +167,14 @@ def parse_baseline(text: str, display: str) -> Baseline:
             f"baseline {display}: key {_where(error['loc'])}: {error['msg']} (value {value}). "
             f"Each entry needs a fingerprint, a rule and a path (strings) and may have a note; "
             f"expected: {_EXAMPLE}") from None
-    entries: dict[str, BaselineEntry] = {}
+    contexts: dict[str, BaselineEntry] = {}
+    lines: dict[str, BaselineEntry] = {}
     for entry in parsed.findings:
-        entries.setdefault(entry.fingerprint, entry)
-    return Baseline(display, entries)
+        if entry.context:
+            contexts.setdefault(entry.context, entry)
+        else:
+            lines.setdefault(entry.fingerprint, entry)
+    return Baseline(display, contexts, lines)
 
 
 def load_baseline(path: Path, repo: Path, base_sha: str, notes: list[str],
@@ -183,23 +227,28 @@ def update_baseline(path: Path, findings: Iterable[Finding],
     """Rewrite ``path`` from ``findings`` (atomically); returns the number of entries and how
     many of them have no note.
 
-    Notes already in the file are kept. An existing entry stays unless this review evaluated
-    its (rule, path) and did not find it again: a review of a pull request sees its changed
-    files only, and must not drop what other files' entries accept.
+    Each entry records its finding's context. Notes already in the file are kept, those of
+    entries without a context too (the entry is rewritten with its finding's context). An
+    existing entry stays unless this review evaluated its (rule, path) and did not find it
+    again: a review of a pull request sees its changed files only, and must not drop what
+    other files' entries accept.
     """
     old = parse_baseline(path.read_text("utf-8", "replace"), str(path)) if path.is_file() \
         else Baseline(str(path))
     entries: dict[str, BaselineEntry] = {}
     for finding in findings:
-        if not finding.fingerprint or finding.fingerprint in entries:
+        key = finding.context_fingerprint or finding.fingerprint
+        if not finding.fingerprint or key in entries:
             continue
-        kept = old.entries.get(finding.fingerprint)
-        entries[finding.fingerprint] = BaselineEntry(
-            fingerprint=finding.fingerprint, rule=finding.rule, path=finding.path,
-            note=kept.note if kept else "", line=finding.line)
-    for fingerprint, entry in old.entries.items():
-        if fingerprint not in entries and (entry.rule, entry.path) not in evaluated:
-            entries[fingerprint] = entry
+        kept = old.contexts.get(finding.context_fingerprint) or old.lines.get(finding.fingerprint)
+        entries[key] = BaselineEntry(
+            fingerprint=finding.fingerprint, context=finding.context_fingerprint or None,
+            rule=finding.rule, path=finding.path, note=kept.note if kept else "",
+            line=finding.line)
+    for entry in old.all_entries():
+        key = entry.context or entry.fingerprint
+        if key not in entries and (entry.rule, entry.path) not in evaluated:
+            entries[key] = entry
     ordered = sorted(entries.values(), key=lambda e: (e.path, e.rule, e.line or 0, e.fingerprint))
     data = {"version": VERSION,
             "findings": [e.model_dump(exclude_none=True, exclude={"title"}) for e in ordered]}
