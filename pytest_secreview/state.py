@@ -75,7 +75,7 @@ class ReviewState:
     def policy(self) -> Policy:
         """The trusted settings :func:`~.core.decide.decide` reads."""
         return Policy(fail_on=self.settings.fail_on, unreviewed=self.settings.unreviewed,
-                      on_error=self.settings.on_error)
+                      on_error=self.settings.on_error, intent_gate=self.settings.intent_gate)
 
     @property
     def author_writes(self) -> bool:

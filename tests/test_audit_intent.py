@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from pytest_secreview.audit.statement import TRUNCATED, Statement, commit_messages
-from pytest_secreview.audit.verdict import Verdict, decide, provider_of, validate_verdict
+from pytest_secreview.audit.verdict import Verdict, provider_of, validate_verdict
+from pytest_secreview.core.decide import intent_decision
 from pytest_secreview.rules.loader import bundled_rules_dir
 from pytest_secreview.rules.parse import parse_rule
 from tests.conftest import ReviewRepo
@@ -167,6 +168,41 @@ def test_same_evidence_and_verdict_under_xdist(
     assert [a["verdict"] for a in second["assessments"]] == ["LIE"]
 
 
+SHIPPED_OUTCOMES = """
+import json, pathlib
+
+def pytest_runtest_logreport(report):
+    shipped = getattr(report, "secreview_record", None)
+    with open(pathlib.Path(__file__).parent / "shipped.jsonl", "a") as out:
+        out.write(json.dumps([report.nodeid, report.when, report.outcome,
+                              shipped["verdict"]["outcome"] if shipped else None]) + "\\n")
+"""
+
+
+@pytest.mark.parametrize(("name", "gate", "outcome"), [
+    ("LIE", "suspicious", "failed"), ("SUSPICIOUS", "suspicious", "failed"),
+    ("SUSPICIOUS", "lie", "passed"), ("MATCH", "suspicious", "passed")])
+def test_the_verdict_the_item_ships_is_the_outcome_it_ends_with(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer, name: str,
+    gate: str, outcome: str, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The intent audit is decided by ``core.decide`` like every item: the record it ships
+    to the report (what crosses the worker boundary) carries the verdict under the gate, and
+    the item ends as that verdict says."""
+    # A plugin beside the checkout (not part of the change reviewed) records every report.
+    plugin = tmp_path_factory.mktemp("hook") / "shipped_hook.py"
+    plugin.write_text(SHIPPED_OUTCOMES)
+    pytester.syspathinsert(plugin.parent)
+    server.queue(verdict(name, evidence=[]) if name == "MATCH" else verdict(name))
+    run(pytester, server, f"--secreview-intent-gate={gate}", "-p", "shipped_hook")
+    reports = [json.loads(line) for line in
+               (plugin.parent / "shipped.jsonl").read_text().splitlines()]
+    intent = [report for report in reports if report[0].endswith("::intent")]
+    (ended,) = [outcome for _, when, outcome, _ in intent if when == "call"]
+    (shipped,) = [decided for *_, decided in intent if decided is not None]
+    assert (ended, shipped) == (outcome, outcome)
+
+
 def test_suspicious_only_warns_under_the_lie_gate(
     pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
 ) -> None:
@@ -273,7 +309,7 @@ def test_commit_messages_are_read_newest_first_and_capped(typo_pr: ReviewRepo) -
      ("ERROR", "lie", "error"), ("ERROR", "suspicious", "error")],
 )
 def test_decide(verdict_name: str, gate: Any, decision: str) -> None:
-    assert decide(Verdict(verdict_name), gate) == decision
+    assert intent_decision(Verdict(verdict_name).value, gate) == decision
 
 
 def test_verdict_arguments_are_validated_and_cleaned() -> None:

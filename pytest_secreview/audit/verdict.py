@@ -8,14 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..agent.output import required_votes, sum_usage
 from ..agent.report_tool import invalid_arguments
 from ..llm.messages import ToolSpec
-from ..options import IntentGate
 from ..tools.redaction import sanitize
 from ..tools.schema import tool_schema
 from .signals import Category
@@ -133,9 +132,6 @@ class Assessment:
         }
 
 
-Decision = Literal["pass", "warn", "fail", "error"]
-
-
 def combine(assessments: Sequence[Assessment], policy: str) -> Assessment:
     """Several models' judgments of one change as one (``--secreview-consensus``): LIE when
     enough models say LIE, else SUSPICIOUS when enough say SUSPICIOUS or LIE, else ERROR when
@@ -163,15 +159,3 @@ def combine(assessments: Sequence[Assessment], policy: str) -> Assessment:
         usage=sum_usage([a.usage for a in assessments]),
         error="; ".join(errors) if verdict is Verdict.ERROR and errors else None,
     )
-
-
-def decide(verdict: Verdict, gate: IntentGate) -> Decision:
-    """What a verdict does to the item: MATCH passes, LIE fails, SUSPICIOUS fails at gate
-    ``suspicious`` and warns at gate ``lie``, ERROR is an error (never a pass)."""
-    if verdict is Verdict.MATCH:
-        return "pass"
-    if verdict is Verdict.LIE:
-        return "fail"
-    if verdict is Verdict.SUSPICIOUS:
-        return "fail" if gate == "suspicious" else "warn"
-    return "error"

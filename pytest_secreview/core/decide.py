@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from .findings import FACT_CATEGORIES, Finding
 from .record import (
@@ -50,8 +50,8 @@ from .record import (
 )
 from .severity import Severity
 
-__all__ = ["Exclusion", "Outcome", "Policy", "Refusal", "Verdict", "decide", "judge_change",
-           "judge_exclusion", "judge_lowering"]
+__all__ = ["Exclusion", "IntentDecision", "Outcome", "Policy", "Refusal", "Verdict", "decide",
+           "intent_decision", "judge_change", "judge_exclusion", "judge_lowering"]
 
 #: Origins that speak for the base revision: the only ones that may lower a credential.
 _BASE_ORIGINS = frozenset({Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS})
@@ -71,6 +71,24 @@ class Policy:
     fail_on: Severity
     unreviewed: str = "warn"  # fail | warn | skip
     on_error: str = "error"  # error | skip
+    intent_gate: str = "suspicious"  # suspicious | lie: which intent verdicts fail
+
+
+#: What an intent verdict does to its item (:func:`intent_decision`).
+IntentDecision = Literal["pass", "warn", "fail", "error"]
+
+
+def intent_decision(verdict: str, gate: str) -> IntentDecision:
+    """What the intent audit's ``verdict`` does under ``gate`` (``--secreview-intent-gate``):
+    MATCH passes, LIE fails, SUSPICIOUS fails at gate ``suspicious`` and warns (passes,
+    reported) at gate ``lie``, ERROR (or anything else) is an error, never a pass."""
+    if verdict == "MATCH":
+        return "pass"
+    if verdict == "LIE":
+        return "fail"
+    if verdict == "SUSPICIOUS":
+        return "fail" if gate == "suspicious" else "warn"
+    return "error"
 
 
 class Outcome(StrEnum):
@@ -182,7 +200,8 @@ def judge_change(change: Change, finding: Finding, fail_on: Severity) -> str | N
 
 def decide(record: ItemRecord, policy: Policy) -> Verdict:
     """Apply ``record``'s changes to its findings under ``policy`` and give the outcome:
-    failed when a finding counts, else error (the review broke; ``--secreview-on-error``),
+    failed when a finding counts (or the intent audit's verdict fails under the gate), else
+    error (the review broke; ``--secreview-on-error``),
     else the ``--secreview-unreviewed`` policy when part was not reviewed, else passed."""
     decided: list[Finding] = []
     refused: list[Refusal] = []
@@ -208,7 +227,8 @@ def decide(record: ItemRecord, policy: Policy) -> Verdict:
 
 
 def _outcome(record: ItemRecord, policy: Policy, failing: bool) -> Outcome:
-    if failing:
+    if failing or (record.intent is not None
+                   and intent_decision(record.intent, policy.intent_gate) == "fail"):
         return Outcome.FAILED
     if record.error is not None and policy.on_error != ON_ERROR_SKIPS:
         return Outcome.ERROR

@@ -178,6 +178,9 @@ class ItemRecord:
     paths: tuple[str, ...] = ()
     assessments: tuple[dict[str, Any], ...] = ()
     fixes: tuple[dict[str, Any], ...] = ()
+    #: The intent audit's verdict on the pull request (MATCH, SUSPICIOUS, LIE or ERROR), judged
+    #: under the trusted gate by ``decide``; None for every other item.
+    intent: str | None = None
 
     def changes_of(self, finding: Finding) -> tuple[Change, ...]:
         """The changes made to ``finding``, in order."""
@@ -190,7 +193,8 @@ class ItemRecord:
                 "changes": [c.to_json() for c in self.changes], "mode": self.mode,
                 "usage": self.usage, "not_reviewed": self.not_reviewed, "error": self.error,
                 "cached": self.cached, "paths": list(self.paths),
-                "assessments": list(self.assessments), "fixes": list(self.fixes)}
+                "assessments": list(self.assessments), "fixes": list(self.fixes),
+                "intent": self.intent}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ItemRecord:
@@ -203,7 +207,7 @@ class ItemRecord:
                    error=data.get("error"), cached=bool(data.get("cached")),
                    paths=tuple(data.get("paths") or ()),
                    assessments=tuple(data.get("assessments") or ()),
-                   fixes=tuple(data.get("fixes") or ()))
+                   fixes=tuple(data.get("fixes") or ()), intent=data.get("intent"))
 
 
 def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, reused: bool

@@ -1,9 +1,10 @@
 """The ``intent`` item: one per pull request for each pull-request-scoped rule (the bundled
 ``rules/intent.md``). Setup computes the risk evidence and asks the model for a verdict
-(:mod:`..audit`); the call phase judges it like any other item: MATCH passes, LIE fails,
-SUSPICIOUS fails or warns by ``--secreview-intent-gate``, ERROR is an error. With no model the
-evidence is still reported and the item is unreviewed: skipped with that reason, or failed
-under ``--secreview-unreviewed=fail``.
+(:mod:`..audit`); its record carries the verdict and :func:`~..core.decide.decide` judges it
+like any other item's (the gate is :func:`~..core.decide.intent_decision`): MATCH passes, LIE
+fails, SUSPICIOUS fails or warns by ``--secreview-intent-gate``, ERROR is an error. With no
+model the evidence is still reported and the item is unreviewed: skipped with that reason, or
+failed under ``--secreview-unreviewed=fail``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..core.decide import Outcome, Verdict, intent_decision
 from ..core.findings import PR_PATH
 from ..core.record import ItemRecord
 from ..errors import EvaluationError
 from ..notices import record_warning
-from ..options import DEFAULT_INTENT_GATE, IntentGate
 from ..rules.model import Rule
 from ..severity import one_line
 from ..unreviewed import judge_unreviewed
@@ -26,7 +27,7 @@ from .base import ARTIFACT_KEY, ReviewItem
 
 if TYPE_CHECKING:
     from ..audit.evidence import RiskEvidence
-    from ..audit.verdict import Assessment, Decision
+    from ..audit.verdict import Assessment
 
 
 _NO_MODEL = (
@@ -75,7 +76,7 @@ class IntentItem(ReviewItem):
     def __init__(self, *, rule: Rule, **kwargs: Any) -> None:
         super().__init__(rule=rule.id, path=PR_PATH, **kwargs)
         self.rule = rule
-        self.decision: Decision | None = None
+        self.verdict: Verdict | None = None
         self.assessment: Assessment | None = None
         self.evidence: RiskEvidence | None = None
         self.not_reviewed: tuple[str, str] | None = None  # (why, skip message)
@@ -84,7 +85,7 @@ class IntentItem(ReviewItem):
         # The evidence and verdict layers (tools, model I/O) load when the item runs, not
         # at collection.
         from ..audit.evidence import collect_evidence
-        from ..audit.verdict import combine, decide
+        from ..audit.verdict import combine
         from ..evaluation.review import ModelReviewer
 
         review = self.review
@@ -106,11 +107,10 @@ class IntentItem(ReviewItem):
         each = [assess_intent(r, self.rule, evidence, statement)
                 for r in getattr(review.agent, "reviewers", (reviewer,))]
         assessment = self.assessment = combine(each, review.settings.consensus)
-        gate: IntentGate = "lie" if review.settings.intent_gate == "lie" else DEFAULT_INTENT_GATE
-        self.decision = decide(assessment.verdict, gate)
         error = assessment.error or (
             "the model answered ERROR: it could not judge the change"
-            if self.decision == "error" else None)
+            if intent_decision(assessment.verdict.value, review.policy.intent_gate) == "error"
+            else None)
         skipped = (f"not reviewed (--secreview-on-error=skip): {error}"
                    if error is not None and review.settings.on_error == "skip" else None)
         self._record(evidence, assessment, mode=str(assessment.usage.get("mode") or "error"),
@@ -145,12 +145,13 @@ class IntentItem(ReviewItem):
                               "content_sha256": rule.content_sha}},
             "evaluation": data,
         }
-        # The intent audit finds no findings: its record carries what it did, its verdict
-        # (the statement against the evidence) is judged in runtest.
+        # The intent audit finds no findings: its record carries what it did and its verdict
+        # (the statement against the evidence), decided like every record.
         record = ItemRecord(nodeid=self.nodeid, rule=rule.id, path=PR_PATH, mode=mode,
                             usage=usage, not_reviewed=not_reviewed, error=error,
-                            assessments=tuple(assessments))
-        self.conclude(record, metadata=data, risk_evidence=evidence.to_json())
+                            assessments=tuple(assessments),
+                            intent=assessment.verdict.value if assessment is not None else None)
+        self.verdict = self.conclude(record, metadata=data, risk_evidence=evidence.to_json())
 
     def runtest(self) -> None:
         if self.not_reviewed is not None:
@@ -158,9 +159,11 @@ class IntentItem(ReviewItem):
             judge_unreviewed(self.review.settings.unreviewed, why=why, skip_message=message,
                              what="the intent audit of the pull request")
         assert self.assessment is not None and self.evidence is not None
-        if self.decision == "fail":
+        assert self.verdict is not None
+        if self.verdict.outcome is Outcome.FAILED:
             raise IntentFailure(self.assessment, self.evidence)
-        if self.decision == "warn":
+        if intent_decision(self.assessment.verdict.value,
+                           self.review.policy.intent_gate) == "warn":
             # Recorded, not raised: a project's `filterwarnings = error` must not turn the
             # gate's "reported, not failed" into a failure (see notices.py).
             record_warning(self.ihook, IntentWarning(
