@@ -17,7 +17,7 @@ from .cache import EvaluationCache
 from .diff.model import Diff
 from .errors import ConfigError
 from .evaluation.consensus import consensus_review
-from .evaluation.evaluate import AgentReview
+from .evaluation.evaluate import Reviewer
 from .evaluation.review import ModelReviewer
 from .github.context import pull_request_from_env
 from .llm.base import ChatModel, LLMSettings
@@ -51,7 +51,7 @@ def _cache_dir(config: pytest.Config, settings: Settings, repo: Path, head_sha: 
 def build_reviewer(
     config: pytest.Config, settings: Settings, repo: Path, diff: Diff, session_dir: Path,
     notes: list[str], guidance: Guidance | None = None,
-) -> tuple[AgentReview, Guidance]:
+) -> tuple[Reviewer, Guidance]:
     """The model review for this process: a team's ``pytest_secreview_make_model`` hook, or
     the built-in routes behind the session's shared throttle; and the team's guidance it
     reads (``guidance`` when the controller already read it, else read here). Nothing is

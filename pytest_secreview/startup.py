@@ -28,7 +28,7 @@ from .triage.links import read_links
 
 if TYPE_CHECKING:
     from .agent.guidance import Guidance
-    from .evaluation.evaluate import AgentReview
+    from .evaluation.evaluate import Reviewer
     from .phases.inputs import StoredDiff
 
 
@@ -136,7 +136,7 @@ def _from_handoff(config: pytest.Config, handoff: Handoff, session_dir: Path) ->
 
 def _build_reviewer(config: pytest.Config, settings: Settings, repo: Path, diff: Diff,
                     session_dir: Path, notes: list[str], guidance: Guidance | None = None,
-                    ) -> tuple[AgentReview, Guidance]:
+                    ) -> tuple[Reviewer, Guidance]:
     # Only a review with a model loads the model clients (collection stays light).
     from .reviewer import build_reviewer
 

@@ -18,7 +18,7 @@ from .core.decide import Policy
 from .core.findings import Finding
 from .diff.model import Diff, FileDiff
 from .errors import EvaluationError, RuleError
-from .evaluation.evaluate import AgentReview, Evaluation, evaluate
+from .evaluation.evaluate import Evaluation, Reviewer, evaluate
 from .options import Settings
 from .rules.loader import RuleFiles, RuleSource
 from .rules.matcher import PreparedDiff, Target
@@ -54,7 +54,7 @@ class ReviewState:
     #: controller; xdist workers take it from the hand-off, so every process agrees).
     ignore: IgnoreFile
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
-    agent: AgentReview | None = None
+    agent: Reviewer | None = None
     #: The team's instructions and precedents the model review reads (None without a model).
     guidance: Guidance | None = None
     #: What the pull request changed in pytest's own configuration (shown first).
@@ -187,7 +187,6 @@ class ReviewState:
             )
             return verdict is not False
 
-        verify = getattr(self.agent, "verify_findings", None)  # the model's check, if any
         if self.agent is not None:
             from .evaluation.review import share_rules
 
@@ -195,8 +194,7 @@ class ReviewState:
         files = [part.file for part in target.parts]
         try:
             evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
-                                  taint=self.taint, verify=verify,
-                                  min_confidence=self.settings.min_confidence,
+                                  taint=self.taint, min_confidence=self.settings.min_confidence,
                                   deterministic_review=self.deterministic_review)
         except EvaluationError as exc:
             if self.quiet is not None:  # what stands after a failure is suppressed the same way

@@ -21,7 +21,7 @@ from ..core.findings import Finding
 from ..errors import EvaluationError
 from ..options import CONSENSUS_POLICIES
 from ..rules.matcher import Target
-from .evaluate import AgentReview
+from .evaluate import Reviewer
 
 if TYPE_CHECKING:
     from .review import ModelReviewer
@@ -51,7 +51,7 @@ class _Result:
 
 
 class ConsensusReview:
-    """An :data:`AgentReview` over several :class:`ModelReviewer`, one per model."""
+    """A :class:`~.evaluate.Reviewer` over several :class:`ModelReviewer`, one per model."""
 
     def __init__(self, reviewers: Sequence[ModelReviewer], policy: str) -> None:
         if policy not in CONSENSUS_POLICIES:
@@ -60,8 +60,12 @@ class ConsensusReview:
         self.policy = policy
         #: The first model also verifies pattern findings, audits intent and triages.
         self.primary = self.reviewers[0]
-        self.verify_findings = self.primary.verify_findings
         self.pull_request = self.primary.pull_request
+
+    def verify_findings(self, target: Target, findings: tuple[Finding, ...]
+                        ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+        """The first model's second look."""
+        return self.primary.verify_findings(target, findings)
 
     def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
         if target.rule.model:  # a rule that names its own model is reviewed by it, once
@@ -103,6 +107,6 @@ class ConsensusReview:
         )
 
 
-def consensus_review(reviewers: Sequence[ModelReviewer], policy: str) -> AgentReview:
+def consensus_review(reviewers: Sequence[ModelReviewer], policy: str) -> Reviewer:
     """One model: its reviewer itself (output exactly as before); several: the consensus."""
     return reviewers[0] if len(reviewers) == 1 else ConsensusReview(reviewers, policy)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..agent.output import AgentOutput
 from ..core.findings import Finding
@@ -20,6 +20,7 @@ from .deterministic import run_detect
 if TYPE_CHECKING:  # the scanner and dataflow layers load when a rule uses them
     from ..analysis.session import TaintSession
     from ..scanners.session import ScannerSession
+    from .review import ModelReviewer
 
 #: Why an item that needs a model was not reviewed by one.
 NO_MODEL_REASON = (
@@ -45,32 +46,45 @@ class Evaluation:
     fixes: tuple[dict[str, Any], ...] = ()
 
 
-#: Runs the agentic review of a target given the deterministic findings. Supplied by the
-#: plugin when a model is configured.
-AgentReview = Callable[[Target, tuple[Finding, ...]], AgentOutput]
+class Reviewer(Protocol):
+    """The model review of a session (``ReviewState.agent``), present when a model is
+    configured: one model (:class:`~.review.ModelReviewer`) or several
+    (:class:`~.consensus.ConsensusReview`)."""
 
-#: The second look: confirms or dismisses an item's pattern and scanner findings and the
-#: model's findings at the fail threshold (see :mod:`pytest_secreview.triage.verify` and
-#: :mod:`pytest_secreview.triage.verifier`); returns every finding and the usage of the
-#: check ({} when it asked no model).
-Verifier = Callable[[Target, tuple[Finding, ...]], tuple[tuple[Finding, ...], dict[str, Any]]]
+    @property
+    def primary(self) -> ModelReviewer:
+        """The first model: it also verifies, triages, audits intent, fixes and answers."""
+
+    @property
+    def reviewers(self) -> tuple[ModelReviewer, ...]:
+        """Every model that reviews (the primary first)."""
+
+    def __call__(self, target: Target, deterministic: tuple[Finding, ...]) -> AgentOutput:
+        """The agentic review of ``target`` given the deterministic findings."""
+
+    def verify_findings(self, target: Target, findings: tuple[Finding, ...]
+                        ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+        """The second look: confirms or dismisses an item's pattern and scanner findings and
+        the model's findings at the fail threshold (see :mod:`pytest_secreview.triage.verify`
+        and :mod:`pytest_secreview.triage.verifier`); returns every finding and the usage of
+        the check ({} when it asked no model)."""
 
 
 def evaluate(
     target: Target,
-    agent: AgentReview | None,
+    agent: Reviewer | None,
     keep: Callable[[Finding], bool] = lambda f: True,
     scanners: ScannerSession | None = None,
     taint: TaintSession | None = None,
-    verify: Verifier | None = None,
     min_confidence: float | None = None,
     deterministic_review: bool = False,
 ) -> Evaluation:
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
     ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
-    dataflow session) runs the rule's ``taint:`` section; ``verify`` is the model's second
-    look (None: no model); findings whose stated confidence is below ``min_confidence``
-    are marked (:func:`below_confidence`). ``deterministic_review``: no model is configured
+    dataflow session) runs the rule's ``taint:`` section; ``agent`` (None: no model) reviews
+    the rules that need a model and takes the second look; findings whose stated confidence
+    is below ``min_confidence`` are marked (:func:`below_confidence`).
+    ``deterministic_review``: no model is configured
     and the review says so once (the item ran the rule's deterministic checks, which is all
     it was collected for), so the missing model is not an unreviewed part of each item."""
     if isinstance(target, DataflowTarget):
@@ -123,7 +137,7 @@ def evaluate(
         if scan.note:
             not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
     kept = sorted(one_per_problem(f for f in findings if keep(f)), key=Finding.sort_key)
-    kept, usage = _triage(target, kept, usage, verify)
+    kept, usage = _triage(target, kept, usage, agent)
     return Evaluation(below_confidence(kept, min_confidence), mode, usage, not_reviewed,
                       cached=cached,
                       transcript=transcript, sent=sent, assessments=assessments)
@@ -144,17 +158,17 @@ def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,
 
 
 def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
-            verify: Verifier | None) -> tuple[list[Finding], dict[str, Any]]:
+            agent: Reviewer | None) -> tuple[list[Finding], dict[str, Any]]:
     """Generate, then verify: with a model, the findings go to its second look (which picks
     the pattern and scanner findings, and the model's own at the fail threshold); without
     one, pattern and scanner findings stand, marked untriaged."""
-    if verify is None:
+    if agent is None:
         if not any(f.source == "pattern" or f.source.startswith("scanner:") for f in findings):
             return findings, usage
         from ..triage.verify import untriaged  # loaded only when there is something to mark
 
         return untriaged(findings, "no model configured to verify it"), usage
-    checked, check_usage = verify(target, tuple(findings))
+    checked, check_usage = agent.verify_findings(target, tuple(findings))
     if not check_usage:  # nothing was asked of a model (or it failed before answering)
         return sorted(checked, key=Finding.sort_key), usage
     merged = dict(usage) or {k: 0 for k in USAGE_COUNTS}

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from google.auth.exceptions import GoogleAuthError
@@ -40,6 +40,9 @@ from ..shared import session_secret as read_secret
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..triage.verdict_store import VerdictStore
 from ..usage import ReviewUsage
+
+if TYPE_CHECKING:
+    from .evaluate import Reviewer
 
 #: Why a finding was not given a second look when ``--secreview-verify=false``.
 VERIFY_OFF = "--secreview-verify=false: no second look"
@@ -86,6 +89,16 @@ class ModelReviewer(ModelSession):
         #: rule's prompt, whose hunks it does not review itself (set by :func:`share_rules`).
         self.general: Rule | None = None
         self._known: dict[str, tuple[Finding, ...]] = {}
+
+    @property
+    def primary(self) -> ModelReviewer:
+        """This reviewer (one model is its own primary: see :class:`~.evaluate.Reviewer`)."""
+        return self
+
+    @property
+    def reviewers(self) -> tuple[ModelReviewer, ...]:
+        """This reviewer alone."""
+        return (self,)
 
     @cached_property
     def changed_files(self) -> dict[str, ChangedFile]:
@@ -406,12 +419,12 @@ class ModelReviewer(ModelSession):
 _COUNT_LIMIT = 8 << 20
 
 
-def share_rules(agent: object, rules: Sequence[Rule]) -> None:
+def share_rules(agent: Reviewer, rules: Sequence[Rule]) -> None:
     """Give the model reviewer(s) of ``agent`` (one reviewer, or a consensus of several) the
     session's rules, once: each item's first message then lists what the other rules'
     patterns found on its files."""
-    for reviewer in getattr(agent, "reviewers", (agent,)):
-        if isinstance(reviewer, ModelReviewer) and not reviewer.known_rules:
+    for reviewer in agent.reviewers:
+        if not reviewer.known_rules:
             reviewer.general = next((rule for rule in rules if rule.coverage is not None), None)
             reviewer.known_rules = tuple(rule for rule in rules if rule.detect)
 

@@ -14,8 +14,7 @@ from ..core.findings import Finding
 from ..core.severity import Severity
 from ..diff.model import Diff
 from ..errors import GitError, SecreviewError
-from ..evaluation.evaluate import Evaluation
-from ..evaluation.review import ModelReviewer
+from ..evaluation.evaluate import Evaluation, Reviewer
 from ..rules.matcher import Target
 from ..rules.model import Rule
 from ..tools import build_registry, redact
@@ -57,10 +56,10 @@ def suggestion_for(head: str, patched: str, line: int, end_line: int | None) -> 
 class Fixer:
     """Proposes and checks patches for one review (one per process)."""
 
-    def __init__(self, *, agent: Any, repo: Path, diff: Diff, rules: Sequence[Rule],
+    def __init__(self, *, agent: Reviewer | None, repo: Path, diff: Diff, rules: Sequence[Rule],
                  threshold: Severity, semgrep_configs: Sequence[Path] = ()) -> None:
-        reviewer = getattr(agent, "primary", agent)  # several models: the first one fixes
-        self.reviewer = reviewer if isinstance(reviewer, ModelReviewer) else None
+        # Several models: the first one fixes.
+        self.reviewer = agent.primary if agent is not None else None
         self.repo = repo
         self.diff = diff
         self.threshold = threshold

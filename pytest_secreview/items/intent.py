@@ -86,26 +86,24 @@ class IntentItem(ReviewItem):
         # at collection.
         from ..audit.evidence import collect_evidence
         from ..audit.verdict import combine
-        from ..evaluation.review import ModelReviewer
 
         review = self.review
         evidence = self.evidence = collect_evidence(review.diff)
-        reviewer = getattr(review.agent, "primary", review.agent)  # several models: the first
-        if not isinstance(reviewer, ModelReviewer):
+        if review.agent is None:
             self._record(evidence, None, mode="deterministic", not_reviewed=_NO_MODEL)
             self._unreviewed(_NO_MODEL, f"{_NO_MODEL}; signals: {_categories(evidence)}")
             return
         from ..audit.review import assess_intent
         from ..audit.statement import Statement, commit_messages
 
-        pr = reviewer.pull_request
+        pr = review.agent.primary.pull_request  # several models: the first one's
         messages, omitted = commit_messages(review.repo, review.diff.base_sha,
                                             review.diff.head_sha)
         statement = Statement.build(pr.title, pr.body, messages, omitted)
         # Several models (--secreview-model more than once): each judges the change; the
         # consensus policy makes one verdict of theirs, and every judgment is reported.
         each = [assess_intent(r, self.rule, evidence, statement)
-                for r in getattr(review.agent, "reviewers", (reviewer,))]
+                for r in review.agent.reviewers]
         assessment = self.assessment = combine(each, review.settings.consensus)
         error = assessment.error or (
             "the model answered ERROR: it could not judge the change"

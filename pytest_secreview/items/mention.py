@@ -68,7 +68,6 @@ class MentionItem(ReviewItem):
             self._attach()
 
     def _prepare(self) -> None:
-        from ..evaluation.review import ModelReviewer
         from ..github.access import check_access
         from ..github.context import pull_request_from_env
         from ..mention.answer import answer_question
@@ -103,8 +102,8 @@ class MentionItem(ReviewItem):
             self.refused = f"question not answered: {access.reason}"
             log.warning("mention: %s (comment %s)", self.refused, event.comment_id)
             return
-        reviewer = getattr(review.agent, "primary", review.agent)  # several models: the first
-        if not isinstance(reviewer, ModelReviewer):
+        reviewer = review.agent.primary if review.agent is not None else None  # the first
+        if reviewer is None:
             self.problem = ("mention mode needs a model to answer with; set "
                             "--secreview-model (or SECREVIEW_MODEL)")
             return

@@ -147,10 +147,10 @@ def run_for_review(review: Any) -> str | None:
     from .files_tool import DiffPRFiles
     from .store import save_model_triage
 
-    reviewer = getattr(review.agent, "primary", review.agent)  # several models: the first
-    if not isinstance(reviewer, ModelSession) or review.session_dir is None:
+    if review.agent is None or review.session_dir is None:
         return ("--secreview-triage=model needs a model (--secreview-model); the automatic "
                 "rule selection was used")
+    reviewer: ModelSession = review.agent.primary  # several models: the first
     pr = reviewer.pull_request
     if pr.can_call_api:
         context = GitHubPRContext(repository=pr.repository or "", pr_number=pr.number or 0,
