@@ -5,7 +5,10 @@ Every message says what happened and what to do next; none carries a credential.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core.findings import Finding
 
 
 class SecreviewError(Exception):
@@ -47,8 +50,9 @@ class EvaluationError(SecreviewError):
     """
 
     usage_record: dict[str, Any] | None = None
-    #: Deterministic findings made before the failure: they still count (fail closed).
-    findings: tuple[Any, ...] = ()
+    #: With several models, the findings their consensus counted before one failed: they
+    #: still count (fail closed; ``evaluation.evaluate`` returns them in a partial evaluation).
+    findings: tuple[Finding, ...] = ()
     #: Several models: each one's result (``assessments`` in the reports), errors included.
     assessments: tuple[dict[str, Any], ...] = ()
 

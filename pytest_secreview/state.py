@@ -17,7 +17,7 @@ import pytest
 from .core.decide import Policy
 from .core.findings import Finding
 from .diff.model import Diff, FileDiff
-from .errors import EvaluationError, RuleError
+from .errors import RuleError
 from .evaluation.evaluate import Evaluation, Reviewer, evaluate
 from .options import Settings
 from .rules.loader import RuleFiles, RuleSource
@@ -192,20 +192,14 @@ class ReviewState:
 
             share_rules(self.agent, self.rules)  # what other rules found, for each prompt
         files = [part.file for part in target.parts]
-        try:
-            evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
-                                  taint=self.taint, min_confidence=self.settings.min_confidence,
-                                  deterministic_review=self.deterministic_review)
-        except EvaluationError as exc:
-            if self.quiet is not None:  # what stands after a failure is suppressed the same way
-                exc.findings = self.quiet.apply(exc.findings, target.rule.id, files,
-                                                category=target.rule.category)
-            raise
+        evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
+                              taint=self.taint, min_confidence=self.settings.min_confidence,
+                              deterministic_review=self.deterministic_review)
         if self.quiet is not None:
             # Decided after evaluation, from the code and the baseline: never by a model.
             evaluation = replace(evaluation, findings=self.quiet.apply(
                 evaluation.findings, target.rule.id, files, category=target.rule.category))
-        if self.settings.mode == "fix" and self.agent is not None:
+        if self.settings.mode == "fix" and self.agent is not None and evaluation.error is None:
             evaluation = self.fixer.fix(target, evaluation)
         return evaluation
 

@@ -44,6 +44,9 @@ class Evaluation:
     assessments: tuple[dict[str, Any], ...] = ()
     #: Fix mode: one JSON-safe :class:`~pytest_secreview.fix.result.FixResult` per finding.
     fixes: tuple[dict[str, Any], ...] = ()
+    #: The model review broke, and why: the evaluation is partial (what the deterministic
+    #: checks found, and with several models what their consensus counted, still stands).
+    error: str | None = None
 
 
 class Reviewer(Protocol):
@@ -121,13 +124,7 @@ def evaluate(
             try:
                 output = agent(target, tuple(deterministic))
             except EvaluationError as exc:
-                # The model review broke; what the patterns found still stands.
-                # With several models, the findings their consensus counted stand too.
-                both = [*findings, *exc.findings]
-                exc.findings = below_confidence(sorted(
-                    one_per_problem(f for f in both if keep(f)), key=Finding.sort_key),
-                    min_confidence)
-                raise
+                return _partial(exc, [*findings, *exc.findings], keep, min_confidence)
             findings = [*record_verdicts(findings, output.findings), *output.findings]
             mode, usage, transcript = output.mode, output.usage, output.transcript
             sent, cached, assessments = output.sent, output.cached, output.assessments
@@ -141,6 +138,18 @@ def evaluate(
     return Evaluation(below_confidence(kept, min_confidence), mode, usage, not_reviewed,
                       cached=cached,
                       transcript=transcript, sent=sent, assessments=assessments)
+
+
+def _partial(exc: EvaluationError, found: list[Finding], keep: Callable[[Finding], bool],
+             min_confidence: float | None) -> Evaluation:
+    """The evaluation of a broken model review: what the patterns found still stands (with
+    several models, what their consensus counted too), with what was spent and why it
+    broke."""
+    kept = sorted(one_per_problem(f for f in found if keep(f)), key=Finding.sort_key)
+    usage = dict(exc.usage_record or {})
+    return Evaluation(below_confidence(kept, min_confidence), usage.get("mode", "error"), usage,
+                      not_reviewed=f"model review failed: {exc}",
+                      assessments=tuple(exc.assessments), error=str(exc))
 
 
 def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,

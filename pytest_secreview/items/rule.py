@@ -54,25 +54,17 @@ class RuleItem(ReviewItem):
         self.target = target
 
     def setup(self) -> None:
-        review = self.review
-        error: EvaluationError | None = None
-        try:
-            evaluation = review.evaluate(self, self.target)
-        except EvaluationError as exc:
-            # The model review broke; what the patterns found still stands, and a finding
-            # at the threshold fails the item whatever the model did.
-            error = exc
-            evaluation = Evaluation(
-                findings=tuple(exc.findings), mode=(exc.usage_record or {}).get("mode", "error"),
-                usage=dict(exc.usage_record or {}), not_reviewed=f"model review failed: {exc}",
-                assessments=tuple(exc.assessments),
-            )
-        self.verdict = self._record(evaluation, None if error is None else str(error))
+        # A broken model review is a partial evaluation: what the patterns found still
+        # stands, and a finding at the threshold fails the item whatever the model did.
+        evaluation = self.review.evaluate(self, self.target)
+        error = evaluation.error
+        self.verdict = self._record(evaluation, error)
         self.stash[EVALUATION_KEY] = evaluation
         self.skip_message = (None if error is None else
                              f"not reviewed (--secreview-on-error=skip): {error}")
         if error is not None and self.verdict.outcome is Outcome.ERROR:
-            raise error  # nothing at the threshold: an infrastructure error, never a pass
+            # Nothing at the threshold: an infrastructure error, never a pass.
+            raise EvaluationError(error)
 
     def _record(self, evaluation: Evaluation, error: str | None) -> Verdict:
         """The item's record (its findings as found, the changes their producers made) and
