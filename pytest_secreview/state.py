@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .core.decide import Policy
+from .core.decide import Policy, decide
 from .core.findings import Finding
+from .core.record import ItemRecord
 from .diff.model import Diff, FileDiff
 from .errors import RuleError
 from .evaluation.evaluate import Evaluation, Reviewer, evaluate
+from .evaluation.record import item_record
 from .options import Settings
 from .rules.loader import RuleFiles, RuleSource
 from .rules.matcher import PreparedDiff, Target
@@ -190,18 +192,31 @@ class ReviewState:
         if self.agent is not None:
             from .evaluation.review import share_rules
 
-            share_rules(self.agent, self.rules)  # what other rules found, for each prompt
+            share_rules(self.agent.reviewers, self.rules)  # what other rules found, per prompt
         files = [part.file for part in target.parts]
         evaluation = evaluate(target, self.agent, keep, scanners=self.scanners,
-                              taint=self.taint, min_confidence=self.settings.min_confidence,
-                              deterministic_review=self.deterministic_review)
+                              taint=self.taint, deterministic_review=self.deterministic_review)
         if self.quiet is not None:
-            # Decided after evaluation, from the code and the baseline: never by a model.
-            evaluation = replace(evaluation, findings=self.quiet.apply(
-                evaluation.findings, target.rule.id, files, category=target.rule.category))
+            # Found after evaluation, from the code and the baseline: never by a model.
+            quieted = self.quiet.apply(evaluation.findings, target.rule.id, files,
+                                       category=target.rule.category, writer=self.author_writes)
+            evaluation = replace(evaluation, findings=quieted.findings,
+                                 changes=(*evaluation.changes, *quieted.changes))
         if self.settings.mode == "fix" and self.agent is not None and evaluation.error is None:
-            evaluation = self.fixer.fix(target, evaluation)
+            # Patches for the findings that fail the item, as decide says.
+            failing = decide(self.record(item.nodeid, target, evaluation), self.policy).failing
+            evaluation = self.fixer.fix(target, evaluation, failing)
         return evaluation
+
+    def record(self, nodeid: str, target: Target, evaluation: Evaluation) -> ItemRecord:
+        """The record of the item ``nodeid`` that evaluated ``target``
+        (:func:`~.evaluation.record.item_record`, under the session's settings)."""
+        parts = target.parts
+        return item_record(
+            nodeid, evaluation, rule=target.rule.id, path=target.file.path,
+            # A batch of the general review: every file it holds.
+            paths=tuple(dict.fromkeys(p.file.path for p in parts)) if len(parts) > 1 else (),
+            min_confidence=self.settings.min_confidence)
 
     @cached_property
     def fixer(self) -> Fixer:

@@ -18,8 +18,9 @@ from pytest_secreview.core.record import (
     ItemRecord,
     Origin,
     Target,
-    changes_from_fields,
+    min_confidence_changes,
     provenance,
+    verdict_changes,
 )
 from pytest_secreview.core.severity import Severity
 
@@ -124,17 +125,47 @@ def test_a_record_round_trips_through_json() -> None:
     assert record.to_json()["changes"][0]["trusted"] is False
 
 
-def test_the_fields_producers_write_become_changes_and_reuse_is_recorded() -> None:
+def test_a_verdict_claimed_on_a_finding_becomes_a_change_and_nothing_else_does() -> None:
+    """A second look writes its verdict on the finding it checked: that claim becomes a
+    change, with reuse recorded; a suppression or a min-confidence mark a producer or a cache
+    left on the finding is dropped (only the judges' changes and ``decide`` set those)."""
     finding = _finding(source="pattern+model:m")
     flagged = (Finding(**{**finding.__dict__, "triage": "dismissed", "triage_reason": "no",
-                          "suppression": "inline", "suppression_added": True}),)
-    found, changes = changes_from_fields(flagged, writer=False, reused=True)
+                          "suppression": "inline", "suppression_added": True,
+                          "below_min_confidence": True}),)
+    found, changes = verdict_changes(flagged, reused=True)
     assert found == (finding,)
     assert [(c.kind, c.origin) for c in changes] == [
-        (ChangeKind.SUPPRESS, Origin.PR_COMMENT), (ChangeKind.DISMISS, Origin.MODEL),
-        (ChangeKind.REUSE, Origin.CACHE)]
-    _, changes = changes_from_fields(flagged, writer=True, reused=False)
-    assert [c.origin for c in changes] == [Origin.MAINTAINER_COMMENT, Origin.MODEL]
+        (ChangeKind.DISMISS, Origin.MODEL), (ChangeKind.REUSE, Origin.CACHE)]
+
+
+def test_min_confidence_is_a_change_of_the_settings() -> None:
+    low = Finding(**{**_finding().__dict__, "confidence": 0.2})
+    unstated = Finding(**{**_finding(line=4).__dict__, "confidence": None})
+    (change,) = min_confidence_changes((low, unstated), 0.5)
+    assert (change.fingerprint, change.kind, change.origin) == (
+        low.fingerprint, ChangeKind.MIN_CONFIDENCE, Origin.SETTINGS)
+    assert min_confidence_changes((low,), None) == ()
+    verdict = decide(_record(low, change), HIGH)
+    assert verdict.outcome is Outcome.PASSED and verdict.findings[0].muted
+
+
+def test_of_several_suppressions_the_base_s_own_word_holds_and_the_rest_are_moot() -> None:
+    """A comment the base already had over the statement holds before the base's baseline,
+    which holds before a comment the pull request adds; once one is accepted the others are
+    neither applied nor shown as refused."""
+    finding = _finding()
+    key = finding.fingerprint
+    pr = Change(key, ChangeKind.SUPPRESS, Origin.PR_COMMENT, "trust me", target=Target.CHANGED)
+    baseline = Change(key, ChangeKind.BASELINE, Origin.BASELINE, "accepted in SEC-7")
+    base = Change(key, ChangeKind.SUPPRESS, Origin.BASE_COMMENT, "constant argument")
+    decided = decide(_record(finding, pr, baseline), HIGH)
+    assert (decided.findings[0].suppression, decided.refused) == ("baseline", ())
+    assert decided.findings[0].overruled == ""
+    decided = decide(_record(finding, baseline, pr, base), HIGH)
+    assert decided.findings[0].suppression_reason == "constant argument"
+    decided = decide(_record(finding, pr), HIGH)
+    assert decided.outcome is Outcome.FAILED and len(decided.refused) == 1
 
 
 def test_nothing_from_a_cache_lowers_a_finding_at_the_threshold() -> None:

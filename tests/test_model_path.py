@@ -327,7 +327,7 @@ def test_the_first_message_lists_the_other_files_and_other_rules_findings(
     rule = parse_rule(RULE, "rules/cmdi.md")
     (target,) = PreparedDiff(diff.files).targets(rule)
     reviewer = ModelReviewer(repo=repo.path, diff=diff, model=_model(server))
-    share_rules(reviewer, [rule, parse_rule(SHELL_PATTERN, "rules/shell.md")])
+    share_rules([reviewer], [rule, parse_rule(SHELL_PATTERN, "rules/shell.md")])
     reviewer(target, ())
     task = _task(server)
     files = task.split("The pull request also changes these 1 files", 1)[1].split("UNTRUSTED")[1]
@@ -379,7 +379,7 @@ def test_a_rule_item_takes_the_general_look_and_reports_any_category(
     rule = parse_rule(RULE, "rules/cmdi.md")
     (target,) = PreparedDiff(diff.files).targets(rule)
     reviewer = ModelReviewer(repo=repo.path, diff=diff, model=_model(server))
-    share_rules(reviewer, [rule, parse_rule(GENERAL, "rules/security-review.md")])
+    share_rules([reviewer], [rule, parse_rule(GENERAL, "rules/security-review.md")])
     output = reviewer(target, ())
     system = server.requests[0].json["system"]
     system = system if isinstance(system, str) else "".join(b["text"] for b in system)

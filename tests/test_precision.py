@@ -415,18 +415,24 @@ def test_the_intent_audit_carries_the_team_policy(
 
 
 def test_a_finding_without_a_confidence_round_trips_as_none() -> None:
+    from pytest_secreview.core.decide import Policy, decide
     from pytest_secreview.core.findings import Finding
+    from pytest_secreview.core.record import ItemRecord, min_confidence_changes
     from pytest_secreview.core.severity import Severity
-    from pytest_secreview.evaluation.evaluate import below_confidence
 
-    unstated = Finding("r", Severity.HIGH, "t", "a.py", 1, "model:m", confidence=None)
-    low = Finding("r", Severity.HIGH, "t", "a.py", 2, "model:m", confidence=0.2)
+    unstated = Finding("r", Severity.HIGH, "t", "a.py", 1, "model:m", confidence=None,
+                       fingerprint="u")
+    low = Finding("r", Severity.HIGH, "t", "a.py", 2, "model:m", confidence=0.2,
+                  fingerprint="l")
     assert Finding.from_json(unstated.to_json()) == unstated
-    marked = below_confidence([unstated, low], 0.5)
+    record = ItemRecord("n", "r", "a.py", findings=(unstated, low),
+                        changes=min_confidence_changes((unstated, low), 0.5))
+    marked = sorted(decide(record, Policy(fail_on=Severity.HIGH)).findings,
+                    key=lambda f: f.line)
     assert [f.below_min_confidence for f in marked] == [False, True]
     assert [f.muted for f in marked] == [False, True]
     assert marked[0].confidence_text() == "no confidence stated"
-    assert below_confidence([low], None)[0].below_min_confidence is False
+    assert min_confidence_changes((low,), None) == ()
 
 
 def test_muted_findings_get_no_inline_comment_and_unstated_confidence_says_so() -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from pytest_secreview.core.decide import Policy, decide
 from pytest_secreview.core.findings import Finding
-from pytest_secreview.core.record import ItemRecord, changes_from_fields
+from pytest_secreview.core.record import ItemRecord, verdict_changes
 from pytest_secreview.core.severity import Severity
 from tests.conftest import ReviewRepo
 from tests.fake_providers import (
@@ -143,7 +143,7 @@ def _pattern_finding(**fields: Any) -> Finding:
 def test_a_reused_dismissal_never_lowers_a_deterministic_finding_at_the_threshold() -> None:
     reused = _pattern_finding(triage="dismissed", triage_reason="only a greeting",
                               triage_reused="ssti on app/views.py")
-    found, changes = changes_from_fields((reused,), writer=False, reused=False)
+    found, changes = verdict_changes((reused,), reused=False)
     assert [(c.kind.value, c.origin.value) for c in changes] == [
         ("dismiss", "model"), ("reuse", "cache")]
     assert found[0].triage_reused == ""  # the claim travels as a change, not a field

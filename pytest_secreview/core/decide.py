@@ -18,6 +18,11 @@ lower severity, min-confidence, exclusion) is accepted when
 3. or the finding was reported by a model alone and the change is a model's (the verifier's
    second look at a model's own finding: the model could equally not have reported it).
 
+When several suppressions name one finding (a comment and a baseline entry), the base
+revision's own word on code it saw is judged first (a comment already there, then its
+baseline), then what the pull request's author wrote; the first accepted holds and the rest
+are moot.
+
 Everything else is refused and kept on the finding as ``overruled`` with the reason: a
 pattern, taint or scanner finding at the threshold can be confirmed, annotated or raised by a
 model, never dismissed or lowered. A change from :attr:`~.record.Origin.CACHE` (what a stored
@@ -211,19 +216,56 @@ def decide(record: ItemRecord, policy: Policy) -> Verdict:
         # Severity first, in order: whether a suppression or a dismissal may apply depends
         # on the severity the finding ends with (a dismissal accepted below the threshold
         # must not survive a later raise to it).
-        severities = [c for c in changes if c.kind is ChangeKind.SEVERITY]
-        for change in [*severities, *(c for c in changes if c.kind is not ChangeKind.SEVERITY)]:
-            why = judge_change(change, finding, policy.fail_on)
-            if why is None:
-                finding = _apply(change, finding)
-            else:
-                refused.append(Refusal(change, why))
-                finding = _overrule(change, finding, why)
+        for change in (c for c in changes if c.kind is ChangeKind.SEVERITY):
+            finding = _judged(change, finding, policy, refused)
+        finding = _suppressed(finding, [c for c in changes if c.kind in _SUPPRESSING],
+                              policy, refused)
+        for change in changes:
+            if change.kind is not ChangeKind.SEVERITY and change.kind not in _SUPPRESSING:
+                finding = _judged(change, finding, policy, refused)
         decided.append(finding)
     decided.sort(key=Finding.sort_key)
     failing = tuple(f for f in decided if f.fails(policy.fail_on))
     return Verdict(_outcome(record, policy, bool(failing)), tuple(decided), failing,
                    tuple(refused))
+
+
+#: The changes that suppress a finding (one of them holds: :func:`_suppressed`).
+_SUPPRESSING = frozenset({ChangeKind.SUPPRESS, ChangeKind.BASELINE, ChangeKind.EXCLUDE})
+#: Which suppression is judged first when several name one finding: the base revision's own
+#: word on code it saw (a comment already there, then its baseline), then what the pull
+#: request's author wrote.
+_PRECEDENCE = (Origin.BASE_COMMENT, Origin.BASELINE, Origin.MAINTAINER_COMMENT,
+               Origin.PR_COMMENT)
+
+
+def _judged(change: Change, finding: Finding, policy: Policy, refused: list[Refusal]
+            ) -> Finding:
+    """``finding`` with ``change`` applied, or overruled (and the refusal kept)."""
+    why = judge_change(change, finding, policy.fail_on)
+    if why is None:
+        return _apply(change, finding)
+    refused.append(Refusal(change, why))
+    return _overrule(change, finding, why)
+
+
+def _suppressed(finding: Finding, suppressions: list[Change], policy: Policy,
+                refused: list[Refusal]) -> Finding:
+    """``finding`` under the first of ``suppressions`` that is accepted, judged in the order
+    of :data:`_PRECEDENCE`; the others are moot then. When none is accepted, each refusal is
+    kept and shown."""
+    ordered = sorted(suppressions, key=lambda c: _PRECEDENCE.index(c.origin)
+                     if c.origin in _PRECEDENCE else len(_PRECEDENCE))
+    refusals: list[tuple[Change, str]] = []
+    for change in ordered:
+        why = judge_change(change, finding, policy.fail_on)
+        if why is None:
+            return _apply(change, finding)
+        refusals.append((change, why))
+    for change, why in refusals:
+        refused.append(Refusal(change, why))
+        finding = _overrule(change, finding, why)
+    return finding
 
 
 def _outcome(record: ItemRecord, policy: Policy, failing: bool) -> Outcome:

@@ -130,19 +130,17 @@ class Finding:
     #: session (the same check of the same finding, ``triage.verdict_store``): which one.
     #: Recorded as a ``reuse`` change of origin ``cache``; '' for a verdict asked here.
     triage_reused: str = ""
-    #: Its confidence is below ``--secreview-min-confidence``: reported and marked, but it
-    #: neither fails an item nor becomes an inline comment.
+    #: Decided state, written only by :func:`pytest_secreview.core.decide.decide` from the
+    #: item record's changes (a producer's, a cache's or a worker's value is cleared,
+    #: :func:`pytest_secreview.core.record.as_found`). ``below_min_confidence``: below
+    #: ``--secreview-min-confidence``, reported but neither failing an item nor commented
+    #: inline.
     below_min_confidence: bool = False
-    #: Muted by the team, decided after evaluation (never by a model): "inline" (a
-    #: ``secreview: ignore[rule] reason`` comment in the code), "baseline" (an entry of
-    #: ``--secreview-baseline``) or "excluded" (a path exclusion), with the reason or the
-    #: baseline's note. Kept in every report as suppressed and never failing an item.
-    #: ``suppression_added``: what the suppression is applied to is the pull request's: it
-    #: added the inline comment or changed the statement under it (shown as such to the
-    #: reviewer), or the baseline entry names only the text of a line it wrote. On a
-    #: reported finding, this field, ``triage`` "dismissed" and ``below_min_confidence`` are
-    #: what :func:`pytest_secreview.core.decide.decide` accepted of the item record's
-    #: changes; a producer's value is only a claim it turns into a change.
+    #: Muted by the team: "inline" (a ``secreview: ignore[rule] reason`` comment in the
+    #: code), "baseline" (an entry of ``--secreview-baseline``) or "excluded" (a path
+    #: exclusion), with the reason or the baseline's note. Kept in every report as suppressed
+    #: and never failing an item. ``suppression_added``: the pull request's author wrote the
+    #: comment (it added it, or changed the statement under it), shown as such.
     suppression: str | None = None
     suppression_reason: str = ""
     suppression_added: bool = False

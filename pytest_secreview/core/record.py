@@ -20,8 +20,8 @@ from .findings import Finding, number_occurrences
 from .severity import Severity
 
 __all__ = ["DETERMINISTIC", "LOWERING", "SEEN_BY_SOURCE", "TRUSTED", "Change", "ChangeKind",
-           "ItemRecord", "Origin", "Provenance", "Target", "as_found", "changes_from_fields",
-           "provenance"]
+           "ItemRecord", "Origin", "Provenance", "Target", "as_found", "min_confidence_changes",
+           "provenance", "verdict_changes"]
 
 
 class Provenance(StrEnum):
@@ -210,36 +210,23 @@ class ItemRecord:
                    fixes=tuple(data.get("fixes") or ()), intent=data.get("intent"))
 
 
-def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, reused: bool
-                        ) -> tuple[tuple[Finding, ...], tuple[Change, ...]]:
-    """The producers' findings as found, and the changes their fields claim.
+def verdict_changes(findings: tuple[Finding, ...], *, reused: bool
+                    ) -> tuple[tuple[Finding, ...], tuple[Change, ...]]:
+    """The findings as found, and the changes the second looks' verdicts claim.
 
-    The checks that change a finding after it was found (the inline suppressions and the
-    baseline, the model's triage and the verifier, ``--secreview-min-confidence``) write
-    what they did on the finding; this turns each into a :class:`Change` with its origin,
-    for :func:`.decide.decide` to accept or refuse. ``writer``: the pull request's author
-    has write access (a suppression it adds is then a maintainer's); ``reused``: the
-    model's review came from the evaluation cache, recorded as a :attr:`ChangeKind.REUSE`
-    on each of its findings (the cache holds findings as found: see
-    ``evaluation.review``, which reads them through :func:`as_found`).
+    A model's triage of a pattern or scanner finding and the verifier's look at a model's own
+    write their verdict on the finding they checked (``triage``: confirmed or dismissed, with
+    a reason, a confidence and maybe another severity; ``triage_reused`` when another item
+    asked); this turns each into a :class:`Change` with its origin, for :func:`.decide.decide`
+    to accept or refuse. ``reused``: the model's review came from the evaluation cache,
+    recorded as a :attr:`ChangeKind.REUSE` on each of its findings (the cache holds findings
+    as found: see ``evaluation.review``, which reads them through :func:`as_found`).
     """
     found: list[Finding] = []
     changes: list[Change] = []
     # A change names its finding by fingerprint: identical lines are told apart first.
     for finding in number_occurrences(findings):
         key = finding.fingerprint
-        # ``suppression_added``: what the suppression is applied to is the pull request's (it
-        # added the comment or changed the statement under it; the baseline entry names only
-        # the text of a line it wrote).
-        target = Target.CHANGED if finding.suppression_added else Target.BASE
-        if finding.suppression == "baseline":
-            changes.append(Change(key, ChangeKind.BASELINE, Origin.BASELINE,
-                                  finding.suppression_reason, target=target))
-        elif finding.suppression == "inline":
-            origin = (Origin.BASE_COMMENT if not finding.suppression_added
-                      else Origin.MAINTAINER_COMMENT if writer else Origin.PR_COMMENT)
-            changes.append(Change(key, ChangeKind.SUPPRESS, origin, finding.suppression_reason,
-                                  target=target))
         if finding.triage in ("dismissed", "confirmed"):
             kind = ChangeKind.DISMISS if finding.triage == "dismissed" else ChangeKind.CONFIRM
             judge = Origin.MODEL if provenance(finding) & DETERMINISTIC else Origin.VERIFIER
@@ -255,11 +242,20 @@ def changes_from_fields(findings: tuple[Finding, ...], *, writer: bool, reused: 
         if reused and Provenance.MODEL in provenance(finding):
             changes.append(Change(key, ChangeKind.REUSE, Origin.CACHE,
                                   "reused from the evaluation cache: no model call"))
-        if finding.below_min_confidence:
-            changes.append(Change(key, ChangeKind.MIN_CONFIDENCE, Origin.SETTINGS,
-                                  f"{finding.confidence_text()} is below the minimum"))
         found.append(as_found(finding))
     return tuple(found), tuple(changes)
+
+
+def min_confidence_changes(findings: tuple[Finding, ...], minimum: float | None
+                           ) -> tuple[Change, ...]:
+    """``--secreview-min-confidence``: a change of origin ``settings`` for each finding
+    whose stated confidence is below ``minimum`` (reported, failing nothing, never commented
+    inline). A finding that states no confidence is not given one."""
+    if minimum is None:
+        return ()
+    return tuple(Change(f.fingerprint, ChangeKind.MIN_CONFIDENCE, Origin.SETTINGS,
+                        f"{f.confidence_text()} is below the minimum")
+                 for f in findings if f.confidence is not None and f.confidence < minimum)
 
 
 #: The triage states a change decides (``untriaged`` is the check's own note: kept).

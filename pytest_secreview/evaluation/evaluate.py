@@ -4,13 +4,14 @@ errors, never that it passes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..agent.output import AgentOutput
 from ..core.findings import Finding
 from ..core.problems import one_per_problem
+from ..core.record import Change
 from ..errors import EvaluationError
 from ..rules.matcher import DataflowTarget, Target
 from ..usage_counts import USAGE_COUNTS
@@ -44,6 +45,9 @@ class Evaluation:
     assessments: tuple[dict[str, Any], ...] = ()
     #: Fix mode: one JSON-safe :class:`~pytest_secreview.fix.result.FixResult` per finding.
     fixes: tuple[dict[str, Any], ...] = ()
+    #: What the judges said of the findings after evaluation (the code's suppression comments
+    #: and the baseline): changes with their origin and target, judged by ``core.decide``.
+    changes: tuple[Change, ...] = ()
     #: The model review broke, and why: the evaluation is partial (what the deterministic
     #: checks found, and with several models what their consensus counted, still stands).
     error: str | None = None
@@ -79,20 +83,17 @@ def evaluate(
     keep: Callable[[Finding], bool] = lambda f: True,
     scanners: ScannerSession | None = None,
     taint: TaintSession | None = None,
-    min_confidence: float | None = None,
     deterministic_review: bool = False,
 ) -> Evaluation:
     """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
     ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
     dataflow session) runs the rule's ``taint:`` section; ``agent`` (None: no model) reviews
-    the rules that need a model and takes the second look; findings whose stated confidence
-    is below ``min_confidence`` are marked (:func:`below_confidence`).
-    ``deterministic_review``: no model is configured
+    the rules that need a model and takes the second look. ``deterministic_review``: no
+    model is configured
     and the review says so once (the item ran the rule's deterministic checks, which is all
     it was collected for), so the missing model is not an unreviewed part of each item."""
     if isinstance(target, DataflowTarget):
-        found = _dataflow_only(target, taint, keep)
-        return replace(found, findings=below_confidence(found.findings, min_confidence))
+        return _dataflow_only(target, taint, keep)
     deterministic: list[Finding] = []
     taint_not_reviewed: str | None = None
     # A batch of the general review holds several files: each one's own checks.
@@ -124,7 +125,7 @@ def evaluate(
             try:
                 output = agent(target, tuple(deterministic))
             except EvaluationError as exc:
-                return _partial(exc, [*findings, *exc.findings], keep, min_confidence)
+                return _partial(exc, [*findings, *exc.findings], keep)
             findings = [*record_verdicts(findings, output.findings), *output.findings]
             mode, usage, transcript = output.mode, output.usage, output.transcript
             sent, cached, assessments = output.sent, output.cached, output.assessments
@@ -135,19 +136,18 @@ def evaluate(
             not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
     kept = sorted(one_per_problem(f for f in findings if keep(f)), key=Finding.sort_key)
     kept, usage = _triage(target, kept, usage, agent)
-    return Evaluation(below_confidence(kept, min_confidence), mode, usage, not_reviewed,
-                      cached=cached,
+    return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent, assessments=assessments)
 
 
-def _partial(exc: EvaluationError, found: list[Finding], keep: Callable[[Finding], bool],
-             min_confidence: float | None) -> Evaluation:
+def _partial(exc: EvaluationError, found: list[Finding], keep: Callable[[Finding], bool]
+             ) -> Evaluation:
     """The evaluation of a broken model review: what the patterns found still stands (with
     several models, what their consensus counted too), with what was spent and why it
     broke."""
     kept = sorted(one_per_problem(f for f in found if keep(f)), key=Finding.sort_key)
     usage = dict(exc.usage_record or {})
-    return Evaluation(below_confidence(kept, min_confidence), usage.get("mode", "error"), usage,
+    return Evaluation(tuple(kept), usage.get("mode", "error"), usage,
                       not_reviewed=f"model review failed: {exc}",
                       assessments=tuple(exc.assessments), error=str(exc))
 
@@ -189,13 +189,3 @@ def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
         merged.setdefault("models", check_usage.get("models", []))
     merged["verify"] = check_usage
     return sorted(checked, key=Finding.sort_key), merged
-
-
-def below_confidence(findings: Iterable[Finding], minimum: float | None
-                     ) -> tuple[Finding, ...]:
-    """``findings`` with those whose stated confidence is below ``minimum``
-    (``--secreview-min-confidence``) marked: reported, failing nothing, never commented
-    inline. A finding that states no confidence is not given one: it is kept as it is."""
-    return tuple(replace(f, below_min_confidence=True)
-                 if minimum is not None and f.confidence is not None and f.confidence < minimum
-                 else f for f in findings)

@@ -10,12 +10,11 @@ so a figure measured through it is a figure of the product.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.decide import Policy, decide
 from ..core.findings import Finding
-from ..core.record import ItemRecord, changes_from_fields
 from ..core.severity import Severity
 from ..diff.git import load_diff
 from ..diff.model import Diff
@@ -33,6 +32,7 @@ from ..triage.plan import TriagePlan, plan_triage, taint_files, with_dataflow_ta
 from .deterministic import scan_unreviewed
 from .evaluate import evaluate
 from .files import taint_session
+from .record import item_record
 
 
 @dataclass(frozen=True)
@@ -118,12 +118,13 @@ def review_range(
         for target in with_dataflow_target(rule, plan.targets(rule, prepared),
                                            plan.dataflow_files(rule, dataflow), prepared):
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
+            # Decided as in a pytest run whose author's write access is not established.
             quieted = quiet.apply(evaluation.findings, rule.id,
                                   [part.file for part in target.parts], category=rule.category)
-            # Decided as in a pytest run whose author's write access is not established.
-            found, changes = changes_from_fields(quieted, writer=False, reused=False)
-            record = ItemRecord(nodeid=f"{rule.id}[{target.label}]", rule=rule.id,
-                                path=target.file.path, findings=found, changes=changes)
+            record = item_record(f"{rule.id}[{target.label}]",
+                                 replace(evaluation, findings=quieted.findings,
+                                         changes=quieted.changes),
+                                 rule=rule.id, path=target.file.path)
             findings.extend(decide(record, Policy(fail_on=fail_on)).findings)
             for part in target.parts:
                 if taint is not None and taint.not_reviewed(part.file.path):

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 from google.auth.exceptions import GoogleAuthError
@@ -40,9 +40,6 @@ from ..shared import session_secret as read_secret
 from ..tools import Gate, GitHubPRContext, build_registry, redact
 from ..triage.verdict_store import VerdictStore
 from ..usage import ReviewUsage
-
-if TYPE_CHECKING:
-    from .evaluate import Reviewer
 
 #: Why a finding was not given a second look when ``--secreview-verify=false``.
 VERIFY_OFF = "--secreview-verify=false: no second look"
@@ -419,11 +416,11 @@ class ModelReviewer(ModelSession):
 _COUNT_LIMIT = 8 << 20
 
 
-def share_rules(agent: Reviewer, rules: Sequence[Rule]) -> None:
-    """Give the model reviewer(s) of ``agent`` (one reviewer, or a consensus of several) the
-    session's rules, once: each item's first message then lists what the other rules'
-    patterns found on its files."""
-    for reviewer in agent.reviewers:
+def share_rules(reviewers: Sequence[ModelReviewer], rules: Sequence[Rule]) -> None:
+    """Give the session's model ``reviewers`` (one, or each of a consensus) the session's
+    rules, once: each item's first message then lists what the other rules' patterns found
+    on its files."""
+    for reviewer in reviewers:
         if not reviewer.known_rules:
             reviewer.general = next((rule for rule in rules if rule.coverage is not None), None)
             reviewer.known_rules = tuple(rule for rule in rules if rule.detect)

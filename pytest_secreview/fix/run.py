@@ -30,12 +30,6 @@ from .result import FixResult, dropped, kept
 MAX_FIXES_PER_ITEM = 10
 
 
-def confirmed(findings: Sequence[Finding], threshold: Severity) -> list[Finding]:
-    """The findings fix mode proposes patches for: at or above the threshold and not
-    muted (the ones that fail the item)."""
-    return [f for f in findings if f.fails(threshold)]
-
-
 def suggestion_for(head: str, patched: str, line: int, end_line: int | None) -> str | None:
     """The replacement for lines ``line..end_line`` of ``head`` when the patch changes
     nothing outside them (a GitHub suggestion replaces exactly the commented lines), else
@@ -69,16 +63,18 @@ class Fixer:
         self.rechecker = Rechecker(repo, diff.base_sha, diff.head_sha, rules, threshold,
                                    semgrep_configs)
 
-    def fix(self, target: Target, evaluation: Evaluation) -> Evaluation:
-        """``evaluation`` with a :class:`FixResult` per confirmed finding, the fix runs'
-        usage added, and the suggestion of every finding whose verified patch fits."""
-        chosen = confirmed(evaluation.findings, self.threshold)
+    def fix(self, target: Target, evaluation: Evaluation, failing: Sequence[Finding]
+            ) -> Evaluation:
+        """``evaluation`` with a :class:`FixResult` per finding that fails the item
+        (``failing``, as :func:`~..core.decide.decide` said), the fix runs' usage added, and
+        the suggestion of every finding whose verified patch fits."""
+        chosen = list(failing)
         if not chosen or self.reviewer is None:
             return evaluation
         usage = ReviewUsage(prices=self.reviewer.prices, on_cost=(
             self.reviewer.budget.add if self.reviewer.budget is not None else None))
         results: list[FixResult] = []
-        suggestions: dict[int, str] = {}
+        suggestions: dict[str, str] = {}
         hunks = redact(hunks_text(target))
         for index, finding in enumerate(chosen):
             if index >= MAX_FIXES_PER_ITEM:
@@ -88,9 +84,9 @@ class Fixer:
             result, suggestion = self._one(target, finding, hunks, usage)
             results.append(result)
             if suggestion is not None:
-                suggestions[id(finding)] = suggestion
-        findings = tuple(replace(f, suggestion=suggestions[id(f)]) if id(f) in suggestions
-                         else f for f in evaluation.findings)
+                suggestions[finding.fingerprint] = suggestion
+        findings = tuple(replace(f, suggestion=suggestions[f.fingerprint])
+                         if f.fingerprint in suggestions else f for f in evaluation.findings)
         return replace(evaluation, findings=findings, fixes=tuple(r.to_json() for r in results),
                        usage=_with_fix_usage(evaluation.usage, usage.finish()))
 

@@ -11,7 +11,6 @@ import pytest
 from ..agent.prompt import hunks_text
 from ..core.decide import Outcome, Verdict
 from ..core.findings import Finding
-from ..core.record import ItemRecord, changes_from_fields
 from ..errors import EvaluationError, RuleError
 from ..evaluation.evaluate import Evaluation
 from ..rules.matcher import BatchTarget, DataflowTarget, Target
@@ -58,7 +57,7 @@ class RuleItem(ReviewItem):
         # stands, and a finding at the threshold fails the item whatever the model did.
         evaluation = self.review.evaluate(self, self.target)
         error = evaluation.error
-        self.verdict = self._record(evaluation, error)
+        self.verdict = self._record(evaluation)
         self.stash[EVALUATION_KEY] = evaluation
         self.skip_message = (None if error is None else
                              f"not reviewed (--secreview-on-error=skip): {error}")
@@ -66,23 +65,13 @@ class RuleItem(ReviewItem):
             # Nothing at the threshold: an infrastructure error, never a pass.
             raise EvaluationError(error)
 
-    def _record(self, evaluation: Evaluation, error: str | None) -> Verdict:
-        """The item's record (its findings as found, the changes their producers made) and
-        its verdict, attached to the report once; the task artifact beside it."""
-        usage = dict(evaluation.usage)
-        transcript = list(evaluation.transcript) or usage.pop("transcript", [])
-        sent = dict(evaluation.sent) or usage.pop("sent", {})
-        found, changes = changes_from_fields(evaluation.findings, writer=self.review.author_writes,
-                                             reused=evaluation.cached)
-        parts = self.target.parts
-        record = ItemRecord(
-            nodeid=self.nodeid, rule=self.target.rule.id, path=self.target.file.path,
-            findings=found, changes=changes, mode=evaluation.mode, usage=usage,
-            not_reviewed=evaluation.not_reviewed, error=error, cached=evaluation.cached,
-            # A batch of the general review: every file it holds.
-            paths=tuple(dict.fromkeys(p.file.path for p in parts)) if len(parts) > 1 else (),
-            assessments=tuple(evaluation.assessments), fixes=tuple(evaluation.fixes))
-        verdict = self.conclude(record)
+    def _record(self, evaluation: Evaluation) -> Verdict:
+        """The item's record (its findings as found, every judge's changes: the one
+        builder, ``state.record``) and its verdict, attached to the report once; the task
+        artifact beside it."""
+        transcript = list(evaluation.transcript) or evaluation.usage.get("transcript", [])
+        sent = dict(evaluation.sent) or evaluation.usage.get("sent", {})
+        verdict = self.conclude(self.review.record(self.nodeid, self.target, evaluation))
         from ..tools.redaction import redact  # the tool layer is loaded only when needed
 
         rule = self.target.rule

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..core.findings import Finding
-from ..core.record import ItemRecord, changes_from_fields
 from ..diff.model import FileDiff
 from ..errors import GitError
+from ..evaluation.evaluate import Evaluation
+from ..evaluation.record import item_record
 from ..severity import one_line
 from .base import ReviewItem
 
@@ -70,16 +72,14 @@ class UnreviewedItem(ReviewItem):
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
         hook = self.config.hook.pytest_secreview_filter_finding
         findings = [f for f in found if hook(finding=f, item=self) is not False]
+        # An ignored file or known media whose scan ran is not a gap.
+        evaluation = Evaluation(tuple(findings), "deterministic", not_reviewed=(
+            note if self.ignored is None and not_code is None else None))
         if review.quiet is not None:  # the baseline mutes here too (the file is not read)
-            findings = list(review.quiet.apply(findings, inline=False))
-        as_found, changes = changes_from_fields(tuple(findings), writer=review.author_writes,
-                                                reused=False)
-        record = ItemRecord(nodeid=self.nodeid, rule=None, path=self.file.path,
-                            findings=as_found, changes=changes,
-                            # an ignored file or known media whose scan ran is not a gap
-                            not_reviewed=note if self.ignored is None and not_code is None
-                            else None)
-        self.verdict = self.conclude(record)
+            quieted = review.quiet.apply(findings, inline=False, writer=review.author_writes)
+            evaluation = replace(evaluation, findings=quieted.findings, changes=quieted.changes)
+        self.verdict = self.conclude(item_record(self.nodeid, evaluation, rule=None,
+                                                 path=self.file.path))
         self.note = note
 
     def runtest(self) -> None:

@@ -1,27 +1,29 @@
-"""Find which suppressions apply: after evaluation, from the code and the baseline only.
+"""Find which suppressions name a finding: after evaluation, from the code and the baseline.
 
 :class:`Quiet` runs on every process that evaluates items, on the findings of every source
 (pattern, taint, scanner, model) once the item's evaluation is complete, so neither a model
-nor anything cached can claim a suppression: the fields are cleared, then found here. What
-it marks becomes a change of the item's record; whether the change counts is decided by
-:func:`~..core.decide.decide` (a suppression the pull request adds counts at or above the
-fail threshold only when its author has write access: :mod:`.authority`).
+nor anything cached can claim a suppression. It judges nothing: it returns a
+:class:`~..core.record.Change` for each comment and baseline entry that names a finding, with
+where it came from (its origin) and what it is applied to (its target), and
+:func:`~..core.decide.decide` judges them (which one holds when several name one finding, and
+whether it counts at the fail threshold: a suppression the pull request adds counts there only
+when its author has write access, :mod:`.authority`).
 
-- An inline ``secreview: ignore[rule] reason`` covering the finding (see :mod:`.inline`)
-  marks it ``suppression="inline"`` with the reason; ``suppression_added`` when the pull
-  request added the comment or changed any line of the statement it covers (a call spanning
-  lines is one statement: the comment was written for all of it), so the suppression is the
-  pull request's, not the base's word on code it saw, and the summary shows it.
-- Except for a credential: a suppression the pull request adds (as above) is not honoured
-  for a finding of the fact categories (:data:`~..core.findings.FACT_CATEGORIES`): the
-  finding stands and a LOW finding says why. A committed key leaks whatever the comment
-  says; known test keys go in the baseline, which is read from the base revision.
-- Otherwise, or when the pull request added the comment, a baseline entry that matches the
-  finding marks it ``"baseline"`` with the entry's note. Each finding first gets its context
-  fingerprint (:mod:`.context`: the function or route its line stands in), which the entry
-  must match; an entry without one, matched by the line's text on a line this pull request
-  wrote, marks it with ``suppression_added``: a lowering of what the base revision did not
-  see, which ``core.decide`` refuses at the fail threshold.
+- An inline ``secreview: ignore[rule] reason`` covering the finding (see :mod:`.inline`) is a
+  ``suppress`` change with the reason: from ``base-comment`` over a statement the base had,
+  from the pull request's author (``maintainer-comment`` with write access, else
+  ``pr-comment``) when the pull request added the comment or changed any line of the statement
+  it covers (a call spanning lines is one statement: the comment was written for all of it),
+  and then with the target ``changed``.
+- Except for a credential: a suppression the pull request adds (as above) is no change for a
+  finding of the fact categories (:data:`~..core.findings.FACT_CATEGORIES`): the finding
+  stands and a LOW finding says why. A committed key leaks whatever the comment says; known
+  test keys go in the baseline, which is read from the base revision.
+- A baseline entry that matches the finding is a ``baseline`` change with the entry's note.
+  Each finding first gets its context fingerprint (:mod:`.context`: the function or route its
+  line stands in), which the entry must match (the target is then ``base``); an entry without
+  one, matched by the line's text on a line this pull request wrote, has the target
+  ``changed``: a lowering of what the base revision did not see, refused at the threshold.
 - A suppression comment without a reason (or without a rule id) suppresses nothing and
   becomes a finding of its own (rule :data:`SUPPRESSION_RULE`), reported by the item of the
   rule it names when the pull request adds it, and by any item whose finding it sits on.
@@ -44,7 +46,7 @@ from ..core.findings import (
     fingerprint,
     number_occurrences,
 )
-from ..core.record import Target
+from ..core.record import Change, ChangeKind, Origin, Target
 from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
 from ..errors import GitError
@@ -55,7 +57,7 @@ from .inline import MARKER, Suppression, comment_styles, inside_strings, parse_l
 if TYPE_CHECKING:  # the tools layer (and its HTTP stack) loads when a file is read
     from ..tools.gittree import GitTree, TreeEntry
 
-__all__ = ["SUPPRESSION_RULE", "Quiet"]
+__all__ = ["SUPPRESSION_RULE", "Quiet", "Quieted"]
 
 #: The rule id of the finding that reports a suppression comment which does not apply.
 SUPPRESSION_RULE = "secreview-suppression"
@@ -69,6 +71,14 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 WINDOW_BYTES = 1 << 20
 #: Reading one window of head files stops after this many seconds.
 READ_DEADLINE = 120.0
+
+
+@dataclass(frozen=True)
+class Quieted:
+    """What the suppressions say of one item's findings (:meth:`Quiet.apply`)."""
+
+    findings: tuple[Finding, ...]
+    changes: tuple[Change, ...]
 
 
 @dataclass
@@ -88,39 +98,43 @@ class Quiet:
 
     def apply(self, findings: Iterable[Finding], rule: str | None = None,
               files: Sequence[FileDiff] = (), inline: bool = True,
-              category: str | None = None) -> tuple[Finding, ...]:
-        """``findings`` with their suppressions decided, plus a finding for each suppression
-        comment that does not apply. ``rule``, ``files`` and ``category`` are the item's (its
-        added lines are searched for suppressions of ``rule`` without a reason; a finding of
-        ``rule`` is a credential when the rule's category says so, whatever category a model
-        gave it); ``inline=False`` uses the baseline only (a file too large to read)."""
+              category: str | None = None, *, writer: bool = False) -> Quieted:
+        """What the code's suppression comments and the baseline say of ``findings``: the
+        findings (identical lines told apart, each with its context fingerprint), a finding
+        for each suppression comment that does not apply, and a change for each comment and
+        baseline entry that names one of them, with its origin and target, for
+        :func:`~..core.decide.decide` to judge. ``rule``, ``files`` and ``category`` are the
+        item's (its added lines are searched for suppressions of ``rule`` without a reason; a
+        finding of ``rule`` is a credential when the rule's category says so, whatever
+        category a model gave it); ``inline=False`` uses the baseline only (a file too large
+        to read); ``writer``: the pull request's author has write access (a comment it adds
+        is then a maintainer's)."""
         out: list[Finding] = []
+        changes: list[Change] = []
         problems: dict[tuple[str, int], Finding] = {}
         # Identical lines get one fingerprint each, and each finding its context, before the
         # baseline looks them up.
         for finding in self._in_context(number_occurrences(findings)):
-            # Nothing from a model, a cache or a worker decides a suppression: only this.
-            finding = replace(finding, suppression=None, suppression_reason="",
-                              suppression_added=False)
+            out.append(finding)
             if finding.rule == SUPPRESSION_RULE:
-                out.append(finding)
                 continue
             if inline:
                 fact = finding.category in FACT_CATEGORIES or (
                     finding.rule == rule and category in FACT_CATEGORIES)
-                finding = self._inline(finding, problems, fact)
-            # The baseline (read from the base revision) before a comment the pull request
-            # adds: the trusted reason is the one that holds at the fail threshold.
-            if (finding.suppression is None or finding.suppression_added) and \
-                    self.baseline is not None:
-                accepted = self.baseline.match(
+                comment = self._inline(finding, problems, fact)
+                if comment is not None:
+                    reason, by_pr = comment
+                    origin = (Origin.BASE_COMMENT if not by_pr else
+                              Origin.MAINTAINER_COMMENT if writer else Origin.PR_COMMENT)
+                    changes.append(Change(finding.fingerprint, ChangeKind.SUPPRESS, origin,
+                                          reason, target=Target.CHANGED if by_pr
+                                          else Target.BASE))
+            if self.baseline is not None:
+                entry = self.baseline.match(
                     finding, line_by_pr=finding.line in self._added_lines(finding.path))
-                if accepted is not None and (finding.suppression is None
-                                             or accepted.target is Target.BASE):
-                    finding = replace(finding, suppression="baseline",
-                                      suppression_reason=accepted.note,
-                                      suppression_added=accepted.target is not Target.BASE)
-            out.append(finding)
+                if entry is not None:
+                    changes.append(Change(finding.fingerprint, ChangeKind.BASELINE,
+                                          Origin.BASELINE, entry.note, target=entry.target))
         if inline and rule is not None:
             for file in files:
                 # One substring search per hunk: most hunks hold no suppression at all.
@@ -132,7 +146,7 @@ class Quiet:
                             self._problem(file.path, found, line.text, problems)
         known = {(f.path, f.line) for f in out if f.rule == SUPPRESSION_RULE}
         out += [p for key, p in problems.items() if key not in known]
-        return tuple(sorted(out, key=Finding.sort_key))
+        return Quieted(tuple(sorted(out, key=Finding.sort_key)), tuple(changes))
 
     def _in_context(self, findings: list[Finding]) -> list[Finding]:
         """``findings`` with their context fingerprints (identical lines in one context told
@@ -146,10 +160,12 @@ class Quiet:
         return number_occurrences(stamped, key="context_fingerprint")
 
     def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding],
-                fact: bool) -> Finding:
+                fact: bool) -> tuple[str, bool] | None:
+        """The reason of the suppression comment that covers ``finding``, and whether the
+        pull request added it or changed the statement it covers; None when none does."""
         head = self._head_lines(finding.path)
         if head is None:
-            return finding
+            return None
         count, marked, ends, _ = head
         styles = comment_styles(finding.path)
         for number in (finding.line, finding.line - 1):
@@ -174,10 +190,9 @@ class Quiet:
                 range(finding.line, last + 1))
             if added and fact:
                 self._credential(finding.path, found, text, problems)
-                return finding
-            return replace(finding, suppression="inline", suppression_reason=found.reason,
-                           suppression_added=added)
-        return finding
+                return None
+            return found.reason, added
+        return None
 
     def _credential(self, path: str, found: Suppression, text: str,
                     problems: dict[tuple[str, int], Finding]) -> None:

@@ -1,0 +1,42 @@
+"""One item's record, built once by one function for every caller.
+
+The pytest items (a rule on a file or a batch, a file that is not reviewed as text), the phase
+commands and ``secreview bench`` (through :mod:`.offline`), the MCP server's ``review_diff``
+and fix mode's choice of what to patch all make an item's :class:`~..core.record.ItemRecord`
+here: the findings as found, and every change made to them since, each from the judge that
+made it with its origin and target (the code's suppression comments and the baseline,
+:mod:`..suppression.apply`; the second looks' verdicts, :func:`~..core.record.verdict_changes`;
+``--secreview-min-confidence``, :func:`~..core.record.min_confidence_changes`). Only
+:func:`~..core.decide.decide` writes what is decided.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..core.record import Change, ItemRecord, min_confidence_changes, verdict_changes
+from .evaluate import Evaluation
+
+__all__ = ["item_record"]
+
+
+def item_record(nodeid: str, evaluation: Evaluation, *, rule: str | None, path: str,
+                paths: Sequence[str] = (), min_confidence: float | None = None
+                ) -> ItemRecord:
+    """The record of the item ``nodeid`` (``rule`` on ``path``; ``paths``: every file of a
+    batch) from its ``evaluation``: its findings as found and every judge's changes, each
+    finding's together in the order they were made (suppressions, verdicts, settings)."""
+    found, verdicts = verdict_changes(evaluation.findings, reused=evaluation.cached)
+    made = (*evaluation.changes, *verdicts, *min_confidence_changes(found, min_confidence))
+    by_finding: dict[str, list[Change]] = {}
+    for change in made:
+        by_finding.setdefault(change.fingerprint, []).append(change)
+    ordered = [change for finding in found for change in by_finding.pop(finding.fingerprint, ())]
+    # A change naming no finding of the record is kept for the reader: decide ignores it.
+    ordered += [change for rest in by_finding.values() for change in rest]
+    usage = {k: v for k, v in evaluation.usage.items() if k not in ("transcript", "sent")}
+    return ItemRecord(nodeid=nodeid, rule=rule, path=path, findings=found,
+                      changes=tuple(ordered), mode=evaluation.mode, usage=usage,
+                      not_reviewed=evaluation.not_reviewed, error=evaluation.error,
+                      cached=evaluation.cached, paths=tuple(paths),
+                      assessments=tuple(evaluation.assessments), fixes=tuple(evaluation.fixes))
