@@ -105,6 +105,12 @@ class Outcome(StrEnum):
     SKIPPED = "skipped"  # not reviewed, the policy skips it
     ERROR = "error"  # the review broke and nothing at the threshold was found
 
+    @property
+    def reported(self) -> str:
+        """The outcome every report shows (pytest's: passed, failed, skipped or error); an
+        item failed for being unreviewed is failed."""
+        return "failed" if self is Outcome.UNREVIEWED_FAILED else self.value
+
 
 @dataclass(frozen=True)
 class Refusal:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..core.findings import Finding
 from ..diff.kinds import exclusion_note
 from ..github.context import PullRequest
 from ..rules.scanner_spec import NO_SEMGREP_CONFIG
@@ -59,7 +58,7 @@ def build_report(review: ReviewView, summary: Summary, pr: PullRequest | None) -
         ItemReport(
             nodeid=r.nodeid, rule=r.rule, path=r.path, outcome=r.outcome,  # type: ignore[arg-type]
             reason=r.reason, mode=r.mode, cached=r.cached,
-            findings=[Finding.from_json(f) for f in r.findings], usage=r.usage,
+            findings=list(r.findings), usage=r.usage,
             duration=round(r.duration, 3),
             risk_evidence=r.risk_evidence, assessments=r.assessments,  # type: ignore[arg-type]
             fixes=[FixReport.from_json(f) for f in r.fixes], changes=changes_of(r),
@@ -76,7 +75,7 @@ def build_report(review: ReviewView, summary: Summary, pr: PullRequest | None) -
         head_sha=review.diff.head_sha,
         fail_on=review.settings.fail_on,
         outcomes={k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "error")},
-        findings=[Finding.from_json(f) for f in summary.findings()],
+        findings=summary.findings(),
         items=items,
         rules=_rules(review),
         not_reviewed=not_reviewed_entries(review, summary),

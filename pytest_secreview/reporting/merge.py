@@ -27,12 +27,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from pydantic import ValidationError
 
 from ..atomic import write_bytes_atomic, write_text_atomic
 from ..core.decide import UNREVIEWED_FAILS, Policy, decide
-from ..core.decide import Outcome as Decided
 from ..core.findings import Finding
 from ..core.problems import one_per_problem
 from ..core.record import ItemRecord
@@ -237,8 +237,7 @@ def _unreviewed_shard(what: str, reason: str, policy: Policy) -> ItemReport:
     record = ItemRecord(nodeid=f"secreview::unreviewed-shard[{name}]", rule=None,
                         path=f"({name})", not_reviewed=reason)
     verdict = decide(record, policy)
-    outcome: Outcome = ("failed" if verdict.outcome is Decided.UNREVIEWED_FAILED
-                        else "skipped" if verdict.outcome is Decided.SKIPPED else "error")
+    outcome = cast(Outcome, verdict.outcome.reported)
     return ItemReport(nodeid=record.nodeid, rule=None, path=record.path, outcome=outcome,
                       reason=reason, risk_evidence=None)
 

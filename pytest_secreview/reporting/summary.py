@@ -34,7 +34,8 @@ class ItemResult:
     # error, never a pass.
     outcome: str = "error"
     reason: str | None = None
-    findings: list[dict[str, Any]] = field(default_factory=list)
+    #: The item's findings as decided (its verdict's).
+    findings: tuple[Finding, ...] = ()
     usage: dict[str, Any] = field(default_factory=dict)
     mode: str | None = None
     cached: bool = False
@@ -54,7 +55,7 @@ class ItemResult:
     def take(self, record: ItemRecord, verdict: Verdict) -> None:
         """Render the item's record: its decided findings and what else it did."""
         self.record, self.verdict = record, verdict
-        self.findings = [f.to_json() for f in verdict.findings]
+        self.findings = verdict.findings
         self.usage, self.mode, self.cached = dict(record.usage), record.mode, record.cached
         self.not_reviewed = record.not_reviewed
         self.assessments = list(record.assessments)
@@ -133,13 +134,12 @@ class Summary:
         totals["cost_usd"] = cost
         return totals
 
-    def findings(self) -> list[dict[str, Any]]:
+    def findings(self) -> list[Finding]:
         """Every problem the items found, one finding each (the reports of one problem by
         several items or checks merged: :func:`~..core.problems.one_per_problem`), worst
         first, then by location. Each item's own findings and outcome stay as decided."""
-        every = one_per_problem(Finding.from_json(f)
-                                for _, r in sorted(self.items.items()) for f in r.findings)
-        return [f.to_json() for f in sorted(every, key=Finding.sort_key)]
+        every = one_per_problem(f for _, r in sorted(self.items.items()) for f in r.findings)
+        return sorted(every, key=Finding.sort_key)
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

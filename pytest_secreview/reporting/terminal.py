@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 
 from _pytest.terminal import TerminalReporter
 
+from ..core.findings import Finding
 from ..core.severity import Severity
 from ..phase_names import PHASES_PLUGIN
 from ..rules.loader import BUNDLED
@@ -78,29 +80,29 @@ def write_summary(
         # Counted as summary.md counts them: what counts by severity, the suppressed apart.
         by_sev = {s.value: 0 for s in Severity}
         for f in findings:
-            if not _suppressed(f):
-                by_sev[f["severity"]] += 1
+            if not f.suppressed:
+                by_sev[f.severity.value] += 1
         counted = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n) or "none"
-        suppressed = sum(1 for f in findings if _suppressed(f))
-        merged = sum(int(f.get("reports", 1)) - 1 for f in findings)
+        suppressed = sum(1 for f in findings if f.suppressed)
+        merged = sum(f.reports - 1 for f in findings)
         tr.line("findings: " + counted + (f" · {suppressed} suppressed" if suppressed else "")
                 + (f" · {len(findings)} finding{'s' if len(findings) != 1 else ''} ({merged} "
                    f"report{'s' if merged != 1 else ''} merged)" if merged else ""))
         write_triage_counts(tr, findings)
         write_suppressed_counts(tr, findings)
-        muted = sum(1 for f in findings if f.get("below_min_confidence"))
+        muted = sum(1 for f in findings if f.below_min_confidence)
         if muted:
             tr.line(f"below --secreview-min-confidence: {muted} finding(s) (kept in JSON and "
                     "SARIF, marked; they fail nothing and get no inline comment)")
         # Every item's findings, also those of skipped items and those below the threshold.
         for f in findings[:MAX_LISTED]:
-            mark = _suppressed_mark(f) or (_below_mark(f) if f.get("below_min_confidence")
-                                           else "")
-            rules = ", ".join(f.get("rules") or [f["rule"]])  # several: one problem, merged
-            tr.write(f"  {one_line(f['path'])}:{f['line']}  ")
+            mark = _suppressed_mark(f) or (_below_mark(f) if f.below_min_confidence else "")
+            rules = ", ".join(f.rules or [f.rule])  # several: one problem, merged
+            tr.write(f"  {one_line(f.path)}:{f.line}  ")
             # Coloured when the terminal supports it (pytest's --color decides).
-            tr.write(f["severity"], **({} if mark else SEVERITY_MARKUP.get(f["severity"], {})))
-            tr.line(f"  {one_line(f['title'])}  ({one_line(rules)}){mark}")
+            severity = f.severity.value
+            tr.write(severity, **({} if mark else SEVERITY_MARKUP.get(severity, {})))
+            tr.line(f"  {one_line(f.title)}  ({one_line(rules)}){mark}")
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     _write_disagreements(tr, summary)
@@ -214,11 +216,11 @@ def _label(result: ItemResult) -> str:
 
 def _findings_note(result: ItemResult) -> str:
     """`` (2 deterministic finding(s), worst HIGH)`` for an item whose checks found something."""
-    found = [f for f in result.findings if not _suppressed(f)
-             and any(not s.startswith("model:") for s in str(f.get("source", "")).split("+"))]
+    found = [f for f in result.findings if not f.suppressed
+             and any(not s.startswith("model:") for s in f.source.split("+"))]
     if not found:
         return ""
-    worst = max((Severity(f["severity"]) for f in found), key=lambda s: s.rank)
+    worst = max((f.severity for f in found), key=lambda s: s.rank)
     return f"  ({len(found)} deterministic finding(s), worst {worst.value})"
 
 
@@ -239,9 +241,9 @@ def write_coverage(tr: TerminalReporter, review: ReviewView) -> None:
             tr.line(f"  {len(paths)} x {one_line(reason)}: {one_line(shown)}")
 
 
-def write_triage_counts(tr: TerminalReporter, findings: list[dict[str, object]]) -> None:
+def write_triage_counts(tr: TerminalReporter, findings: Sequence[Finding]) -> None:
     """How many pattern and scanner findings the model confirmed, dismissed or left."""
-    counts = {state: sum(1 for f in findings if f.get("triage") == state)
+    counts = {state: sum(1 for f in findings if f.triage == state)
               for state in ("confirmed", "dismissed", "untriaged")}
     if any(counts.values()):
         tr.line("finding triage: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
@@ -263,36 +265,31 @@ def write_not_preloaded(tr: TerminalReporter, summary: Summary) -> None:
         shown = "; ".join(str(x) for x in left[:3]) + (
             f" and {len(left) - 3} more" if len(left) > 3 else "")
         tr.line(f"  {result.rule} on {one_line(result.path)}: {one_line(shown)}")
-def _suppressed_mark(finding: dict[str, object]) -> str:
-    if finding.get("suppression") == "inline":
-        added = ", added by this pull request" if finding.get("suppression_added") else ""
+def _suppressed_mark(finding: Finding) -> str:
+    if finding.suppression == "inline":
+        added = ", added by this pull request" if finding.suppression_added else ""
         return f"  [suppressed inline{added}]"
-    if finding.get("suppression") == "baseline":
+    if finding.suppression == "baseline":
         return "  [in the baseline]"
-    return "  [dismissed by the model]" if finding.get("triage") == "dismissed" else ""
+    return "  [dismissed by the model]" if finding.dismissed else ""
 
 
-def _suppressed(finding: dict[str, object]) -> bool:
-    """Kept in every report but counting for nothing (``Finding.suppressed`` on JSON)."""
-    return finding.get("suppression") is not None or finding.get("triage") == "dismissed"
-
-
-def _below_mark(finding: dict[str, object]) -> str:
-    confidence = finding.get("confidence")
-    value = f"{confidence:.2f}" if isinstance(confidence, (int, float)) else "none stated"
+def _below_mark(finding: Finding) -> str:
+    confidence = finding.confidence
+    value = f"{confidence:.2f}" if confidence is not None else "none stated"
     return f"  [below --secreview-min-confidence: {value}]"
 
 
-def write_suppressed_counts(tr: TerminalReporter, findings: list[dict[str, object]]) -> None:
+def write_suppressed_counts(tr: TerminalReporter, findings: Sequence[Finding]) -> None:
     """How many findings inline suppressions and the baseline muted (never silently), and
     how many of those the baseline muted without a note."""
     from ..suppression.baseline import muted_without_note  # loads only when a review ran
 
-    inline = [f for f in findings if f.get("suppression") == "inline"]
-    baseline = sum(1 for f in findings if f.get("suppression") == "baseline")
-    added = sum(1 for f in inline if f.get("suppression_added"))
-    noteless = sum(1 for f in findings if muted_without_note(
-        str(f.get("suppression")), str(f.get("suppression_reason", ""))))
+    inline = [f for f in findings if f.suppression == "inline"]
+    baseline = sum(1 for f in findings if f.suppression == "baseline")
+    added = sum(1 for f in inline if f.suppression_added)
+    noteless = sum(1 for f in findings
+                   if muted_without_note(f.suppression, f.suppression_reason))
     if inline or baseline:
         parts = [f"{len(inline)} inline" + (f" ({added} added by this pull request)"
                                             if added else ""), f"{baseline} baseline"
