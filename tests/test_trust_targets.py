@@ -32,6 +32,7 @@ from tests.fake_providers import (
     openai_no_findings,
     openai_tool_call,
 )
+from tests.test_scale import RULE as MODEL_RULE  # a rule only a model reviews
 
 Build = Callable[..., ReviewRepo]
 
@@ -277,17 +278,6 @@ def test_a_base_suppression_still_covers_its_call_when_the_pull_request_changes_
     result.stdout.fnmatch_lines(["*suppressed: 1 inline*"])
 
 
-CACHED_RULE = textwrap.dedent("""\
-    ---
-    title: Injection
-    severity: high
-    grep:
-      any: ["execute"]
-    ---
-    Trace input into queries.
-    """)
-
-
 def _reports_injection() -> Reply:
     finding = {"severity": "CRITICAL", "title": "SQL built from request data",
                "path": "app/db.py", "line": 1, "confidence": 0.9,
@@ -306,7 +296,7 @@ def test_a_stored_clean_review_stands_in_only_under_the_default_replay(
     it and passes without asking. Under ``failing`` a stored review that fails nothing is
     asked again (here the model now reports the injection: red), and a stored review that
     fails is replayed (no model call: it can only keep the run red)."""
-    review_repo(rules={"inj": CACHED_RULE},
+    review_repo(rules={"inj": MODEL_RULE},
                 pr={"app/db.py": "cur.execute('SELECT ' + request.args['q'])\n",
                     ".gitignore": "cache/\nsecreview-artifacts/\n"})
     with FakeServers() as servers:
