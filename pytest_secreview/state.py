@@ -199,7 +199,7 @@ class ReviewState:
         if self.quiet is not None:
             # Found after evaluation, from the code and the baseline: never by a model.
             quieted = self.quiet.apply(evaluation.findings, target.rule.id, files,
-                                       category=target.rule.category, writer=self.author_writes)
+                                       writer=self.author_writes)
             evaluation = replace(evaluation, findings=quieted.findings,
                                  changes=(*evaluation.changes, *quieted.changes))
         if self.settings.mode == "fix" and self.agent is not None and evaluation.error is None:
@@ -213,7 +213,8 @@ class ReviewState:
         (:func:`~.evaluation.record.item_record`, under the session's settings)."""
         parts = target.parts
         return item_record(
-            nodeid, evaluation, rule=target.rule.id, path=target.file.path,
+            nodeid, evaluation, rule=target.rule.id, category=target.rule.category,
+            path=target.file.path,
             # A batch of the general review: every file it holds.
             paths=tuple(dict.fromkeys(p.file.path for p in parts)) if len(parts) > 1 else (),
             min_confidence=self.settings.min_confidence)

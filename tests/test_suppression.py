@@ -527,13 +527,13 @@ def test_a_pr_added_suppression_does_not_mute_a_committed_credential(
     review_repo(rules={"aws": SECRET}, pr={"settings.py": line + "\n"})
     result = _review(pytester)
     result.assert_outcomes(failed=1)
-    findings = {f["rule"]: f for f in _summary(pytester)["findings"]}
-    assert findings["aws"]["suppression"] is None and findings["aws"]["severity"] == "CRITICAL"
-    problem = findings["secreview-suppression"]
-    assert (problem["severity"], problem["line"]) == ("LOW", 1)
-    text = problem["title"] + problem["explanation"]
-    assert "a committed credential is a leak whatever the comment says: rotate it" in text
-    assert "baseline" in text
+    (finding,) = _summary(pytester)["findings"]
+    assert (finding["rule"], finding["suppression"], finding["severity"]) == (
+        "aws", None, "CRITICAL")
+    # Refused by the one decision (whoever wrote the comment), shown on the finding.
+    assert "a committed credential is a leak whatever is said now: rotate it" in \
+        finding["overruled"]
+    assert "baseline" in finding["overruled"]
     assert aws_key_id() not in result.stdout.str()
 
 
@@ -596,6 +596,7 @@ def test_a_credential_rules_model_finding_is_a_credential_whatever_the_model_cal
         "settings.py": "KEY = load('k')  # secreview: ignore[keys] only a test key\n"})
     result = _review_with_model(pytester, server, [finding])
     result.assert_outcomes(failed=1)
-    by_rule = {f["rule"]: f for f in _summary(pytester)["findings"]}
-    assert by_rule["keys"]["suppression"] is None
-    assert "rotate it" in by_rule["secreview-suppression"]["explanation"]
+    (reported,) = _summary(pytester)["findings"]
+    assert (reported["rule"], reported["category"], reported["suppression"]) == (
+        "keys", "secrets", None)  # the rule's category: a credential
+    assert "rotate it" in reported["overruled"]

@@ -180,8 +180,9 @@ def judge_lowering(kind: ChangeKind, origin: Origin, target: Target, *, credenti
             return "credential rules run on every changed file"
         if origin in _BASE_ORIGINS:
             return seen if made_by_pr else None
-        return ("a committed credential is a leak whatever is said now: only the base "
-                "revision's baseline or an existing suppression quiets it")
+        return ("a committed credential is a leak whatever is said now: rotate it; only the "
+                "base revision's baseline (where known test keys go) or a suppression already "
+                "there quiets it")
     if not at_threshold:
         return None
     if origin in TRUSTED:

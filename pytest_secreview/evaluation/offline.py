@@ -120,11 +120,12 @@ def review_range(
             evaluation = evaluate(target, None, scanners=scanners, taint=taint)
             # Decided as in a pytest run whose author's write access is not established.
             quieted = quiet.apply(evaluation.findings, rule.id,
-                                  [part.file for part in target.parts], category=rule.category)
+                                  [part.file for part in target.parts])
             record = item_record(f"{rule.id}[{target.label}]",
                                  replace(evaluation, findings=quieted.findings,
                                          changes=quieted.changes),
-                                 rule=rule.id, path=target.file.path)
+                                 rule=rule.id, category=rule.category,
+                                 path=target.file.path)
             findings.extend(decide(record, Policy(fail_on=fail_on)).findings)
             for part in target.parts:
                 if taint is not None and taint.not_reviewed(part.file.path):

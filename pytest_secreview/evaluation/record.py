@@ -13,7 +13,9 @@ made it with its origin and target (the code's suppression comments and the base
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from ..core.findings import FACT_CATEGORIES
 from ..core.record import Change, ItemRecord, min_confidence_changes, verdict_changes
 from .evaluate import Evaluation
 
@@ -21,12 +23,18 @@ __all__ = ["item_record"]
 
 
 def item_record(nodeid: str, evaluation: Evaluation, *, rule: str | None, path: str,
-                paths: Sequence[str] = (), min_confidence: float | None = None
-                ) -> ItemRecord:
-    """The record of the item ``nodeid`` (``rule`` on ``path``; ``paths``: every file of a
-    batch) from its ``evaluation``: its findings as found and every judge's changes, each
-    finding's together in the order they were made (suppressions, verdicts, settings)."""
-    found, verdicts = verdict_changes(evaluation.findings, reused=evaluation.cached)
+                category: str | None = None, paths: Sequence[str] = (),
+                min_confidence: float | None = None) -> ItemRecord:
+    """The record of the item ``nodeid`` (``rule`` of ``category`` on ``path``; ``paths``:
+    every file of a batch) from its ``evaluation``: its findings as found and every judge's
+    changes, each finding's together in the order they were made (suppressions, verdicts,
+    settings). A finding of a credential rule is a credential whatever category a model gave
+    it: it takes the rule's, which is what ``decide`` reads."""
+    findings = evaluation.findings
+    if category in FACT_CATEGORIES:
+        findings = tuple(replace(f, category=category) if f.rule == rule else f
+                         for f in findings)
+    found, verdicts = verdict_changes(findings, reused=evaluation.cached)
     made = (*evaluation.changes, *verdicts, *min_confidence_changes(found, min_confidence))
     by_finding: dict[str, list[Change]] = {}
     for change in made:

@@ -15,10 +15,6 @@ when its author has write access, :mod:`.authority`).
   ``pr-comment``) when the pull request added the comment or changed any line of the statement
   it covers (a call spanning lines is one statement: the comment was written for all of it),
   and then with the target ``changed``.
-- Except for a credential: a suppression the pull request adds (as above) is no change for a
-  finding of the fact categories (:data:`~..core.findings.FACT_CATEGORIES`): the finding
-  stands and a LOW finding says why. A committed key leaks whatever the comment says; known
-  test keys go in the baseline, which is read from the base revision.
 - A baseline entry that matches the finding is a ``baseline`` change with the entry's note.
   Each finding first gets its context fingerprint (:mod:`.context`: the function or route its
   line stands in), which the entry must match (the target is then ``base``); an entry without
@@ -40,7 +36,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.findings import (
-    FACT_CATEGORIES,
     Finding,
     context_fingerprint,
     fingerprint,
@@ -61,10 +56,6 @@ __all__ = ["SUPPRESSION_RULE", "Quiet", "Quieted"]
 
 #: The rule id of the finding that reports a suppression comment which does not apply.
 SUPPRESSION_RULE = "secreview-suppression"
-#: Why a suppression the pull request adds does not mute a credential (the LOW finding's text).
-CREDENTIAL_NOT_SUPPRESSED = (
-    "a committed credential is a leak whatever the comment says: rotate it; known test keys "
-    "go in the baseline, which is read from the base revision")
 #: A file larger than this is not read for suppressions (its findings stand).
 MAX_FILE_BYTES = 8 * 1024 * 1024
 #: Head files read for suppressions at once (one ``git cat-file --batch``), about.
@@ -98,15 +89,15 @@ class Quiet:
 
     def apply(self, findings: Iterable[Finding], rule: str | None = None,
               files: Sequence[FileDiff] = (), inline: bool = True,
-              category: str | None = None, *, writer: bool = False) -> Quieted:
+              *, writer: bool = False) -> Quieted:
         """What the code's suppression comments and the baseline say of ``findings``: the
         findings (identical lines told apart, each with its context fingerprint), a finding
         for each suppression comment that does not apply, and a change for each comment and
         baseline entry that names one of them, with its origin and target, for
-        :func:`~..core.decide.decide` to judge. ``rule``, ``files`` and ``category`` are the
-        item's (its added lines are searched for suppressions of ``rule`` without a reason; a
-        finding of ``rule`` is a credential when the rule's category says so, whatever
-        category a model gave it); ``inline=False`` uses the baseline only (a file too large
+        :func:`~..core.decide.decide` to judge (a credential's included: ``decide`` lets only
+        the base revision's word quiet it). ``rule`` and ``files`` are the item's (its added
+        lines are searched for suppressions of ``rule`` without a reason); ``inline=False``
+        uses the baseline only (a file too large
         to read); ``writer``: the pull request's author has write access (a comment it adds
         is then a maintainer's)."""
         out: list[Finding] = []
@@ -119,9 +110,7 @@ class Quiet:
             if finding.rule == SUPPRESSION_RULE:
                 continue
             if inline:
-                fact = finding.category in FACT_CATEGORIES or (
-                    finding.rule == rule and category in FACT_CATEGORIES)
-                comment = self._inline(finding, problems, fact)
+                comment = self._inline(finding, problems)
                 if comment is not None:
                     reason, by_pr = comment
                     origin = (Origin.BASE_COMMENT if not by_pr else
@@ -159,8 +148,8 @@ class Quiet:
                 finding.fingerprint, scope)))
         return number_occurrences(stamped, key="context_fingerprint")
 
-    def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding],
-                fact: bool) -> tuple[str, bool] | None:
+    def _inline(self, finding: Finding, problems: dict[tuple[str, int], Finding]
+                ) -> tuple[str, bool] | None:
         """The reason of the suppression comment that covers ``finding``, and whether the
         pull request added it or changed the statement it covers; None when none does."""
         head = self._head_lines(finding.path)
@@ -188,23 +177,8 @@ class Quiet:
             added_lines = self._added_lines(finding.path)
             added = number in added_lines or not added_lines.isdisjoint(
                 range(finding.line, last + 1))
-            if added and fact:
-                self._credential(finding.path, found, text, problems)
-                return None
             return found.reason, added
         return None
-
-    def _credential(self, path: str, found: Suppression, text: str,
-                    problems: dict[tuple[str, int], Finding]) -> None:
-        problems.setdefault((path, found.line), Finding(
-            rule=SUPPRESSION_RULE, severity=Severity.LOW,
-            title="Suppression of a credential added by this pull request is not honoured",
-            path=path, line=found.line, source="suppression", category="configuration",
-            explanation=f"This secreview suppression does not apply: {CREDENTIAL_NOT_SUPPRESSED}.",
-            recommendation="Rotate the credential and remove it from the code; for a known "
-                           "test key, add an entry to --secreview-baseline instead.",
-            fingerprint=fingerprint(SUPPRESSION_RULE, path, text),
-        ))
 
     def _problem(self, path: str, found: Suppression, text: str,
                  problems: dict[tuple[str, int], Finding]) -> None:
