@@ -35,12 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.findings import (
-    Finding,
-    context_fingerprint,
-    fingerprint,
-    number_occurrences,
-)
+from ..core.findings import Finding, context_fingerprint, fingerprint, number_occurrences
 from ..core.record import Change, ChangeKind, Origin, Target
 from ..core.severity import Severity
 from ..diff.model import Diff, FileDiff
@@ -97,9 +92,8 @@ class Quiet:
         :func:`~..core.decide.decide` to judge (a credential's included: ``decide`` lets only
         the base revision's word quiet it). ``rule`` and ``files`` are the item's (its added
         lines are searched for suppressions of ``rule`` without a reason); ``inline=False``
-        uses the baseline only (a file too large
-        to read); ``writer``: the pull request's author has write access (a comment it adds
-        is then a maintainer's)."""
+        uses the baseline only (a file too large to read); ``writer``: the pull request's
+        author has write access (a comment it adds is then a maintainer's)."""
         out: list[Finding] = []
         changes: list[Change] = []
         problems: dict[tuple[str, int], Finding] = {}
