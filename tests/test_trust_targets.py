@@ -1,12 +1,11 @@
-"""Known holes of the trust rule: it asks WHO lowers a finding, never WHAT it is applied to.
+"""The holes of a trust rule that asked WHO lowers a finding, never WHAT it is applied to.
 
-``core.decide`` accepts a lowering when its origin is trusted (the base's baseline, a
-suppression comment already in the base, the review's defaults), but the thing it is applied
-to (the line a fingerprint names, the path a default exclusion reads, the call a comment sits
-above) is chosen by the pull request. Each test drives the real plugin through ``pytester`` in
-a real git repository, asserts the safe behaviour, and is a strict xfail until the hole is
-closed (``xfail_strict``: a fix makes it XPASS and fail, so the marker must go). A closed
-hole keeps its test, without the marker, as the regression test.
+``core.decide`` accepted a lowering when its origin was trusted (the base's baseline, a
+suppression comment already in the base, the review's defaults), though the thing it was
+applied to (the line a fingerprint names, the path a default exclusion reads, the call a
+comment sits above) was chosen by the pull request. Each test drives the real plugin through
+``pytester`` in a real git repository and asserts the safe behaviour; each was a strict xfail
+(or failed) before its hole was closed, and stays as the regression test.
 
 Hole 4, replaying a stored "no findings" model review from the evaluation cache, is a
 decision with a switch: ``--secreview-cache-replay=all`` (the default, an accepted risk

@@ -89,9 +89,9 @@ def evaluate(
     ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
     dataflow session) runs the rule's ``taint:`` section; ``agent`` (None: no model) reviews
     the rules that need a model and takes the second look. ``deterministic_review``: no
-    model is configured
-    and the review says so once (the item ran the rule's deterministic checks, which is all
-    it was collected for), so the missing model is not an unreviewed part of each item."""
+    model is configured and the review says so once (the item ran the rule's deterministic
+    checks, which is all it was collected for), so the missing model is not an unreviewed
+    part of each item."""
     if isinstance(target, DataflowTarget):
         return _dataflow_only(target, taint, keep)
     deterministic: list[Finding] = []
