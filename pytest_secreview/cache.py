@@ -23,12 +23,12 @@ from typing import Any
 from .agent.output import AgentOutput
 from .atomic import write_text_atomic
 from .core.findings import Finding
-from .core.record import as_found
+from .core.record import Answer, as_found
 from .core.severity import Severity
 from .usage_counts import USAGE_COUNTS
 
 #: Bumped when what is stored, or how it is used, changes meaning.
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 
 
 def cache_key(parts: dict[str, Any]) -> str:
@@ -55,13 +55,17 @@ class EvaluationCache:
     def replays(self, entry: dict[str, Any]) -> bool:
         """True when the stored review ``entry`` may stand in for a fresh one: always under
         ``all``; under ``failing``, when it holds a finding at or above the fail threshold
-        that it did not dismiss (a review, or a second look that confirmed it)."""
+        and no stored answer lowers one there (a review, or a second look that confirmed
+        it at its severity)."""
         if self.replay == REPLAY_ALL:
             return True
         stored = [Finding.from_json(f) for f in entry.get("findings") or ()]
-        if any(f.triage == "dismissed" and f.severity.at_least(self.fail_on) for f in stored):
+        answers = stored_answers(entry)
+        at_threshold = [f for f in stored if f.severity.at_least(self.fail_on)]
+        if any(c.lowers(f) for f in at_threshold if f.fingerprint in answers
+               for c in answers[f.fingerprint].changes(f)):
             return False
-        return any(f.severity.at_least(self.fail_on) for f in stored)
+        return bool(at_threshold)
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -103,7 +107,11 @@ def stored_review(entry: dict[str, Any]) -> AgentOutput:
     )
 
 
-def stored_verdicts(entry: dict[str, Any]) -> tuple[Finding, ...]:
-    """A cached second look: each finding with the model's confirm or dismiss, reused (a
-    change again, judged like a fresh one), and nothing else the entry could claim."""
-    return tuple(as_found(Finding.from_json(f), verdict=True) for f in entry["findings"])
+def stored_answers(entry: dict[str, Any]) -> dict[str, Answer]:
+    """A cached second look: its confirm or dismiss of each finding it checked, by
+    fingerprint (answers, made changes again and judged like fresh ones); nothing else the
+    entry could claim."""
+    raw = entry.get("answers")
+    answers = ({str(key): Answer.from_json(data) for key, data in raw.items()}
+               if isinstance(raw, dict) else {})
+    return {key: answer for key, answer in answers.items() if answer is not None}

@@ -10,9 +10,12 @@ from hypothesis import strategies as st
 from pytest_secreview.core.decide import Outcome, Policy, decide, judge_exclusion
 from pytest_secreview.core.findings import FACT_CATEGORIES, Finding
 from pytest_secreview.core.record import (
+    CONFIRMED,
     DETERMINISTIC,
+    DISMISSED,
     SEEN_BY_SOURCE,
     TRUSTED,
+    Answer,
     Change,
     ChangeKind,
     ItemRecord,
@@ -20,9 +23,10 @@ from pytest_secreview.core.record import (
     Target,
     min_confidence_changes,
     provenance,
-    verdict_changes,
 )
 from pytest_secreview.core.severity import Severity
+from pytest_secreview.evaluation.evaluate import Evaluation
+from pytest_secreview.evaluation.record import item_record
 
 HIGH = Policy(fail_on=Severity.HIGH)
 
@@ -125,18 +129,33 @@ def test_a_record_round_trips_through_json() -> None:
     assert record.to_json()["changes"][0]["trusted"] is False
 
 
-def test_a_verdict_claimed_on_a_finding_becomes_a_change_and_nothing_else_does() -> None:
-    """A second look writes its verdict on the finding it checked: that claim becomes a
-    change, with reuse recorded; a suppression or a min-confidence mark a producer or a cache
-    left on the finding is dropped (only the judges' changes and ``decide`` set those)."""
+def test_an_answer_becomes_changes_of_the_origin_its_finding_gives_and_nothing_else_does(
+) -> None:
+    """A second look's answer is made changes with the origin the finding's provenance gives
+    (the triage of a deterministic finding: ``model``), with reuse recorded; a suppression or
+    a min-confidence mark a producer or a cache left on the finding is dropped by the record
+    builder (only the judges' changes and ``decide`` set those)."""
     finding = _finding(source="pattern+model:m")
-    flagged = (Finding(**{**finding.__dict__, "triage": "dismissed", "triage_reason": "no",
-                          "suppression": "inline", "suppression_added": True,
-                          "below_min_confidence": True}),)
-    found, changes = verdict_changes(flagged, reused=True)
-    assert found == (finding,)
-    assert [(c.kind, c.origin) for c in changes] == [
+    answer = Answer(DISMISSED, "no", reused_from="other item")
+    assert [(c.kind, c.origin) for c in answer.changes(finding)] == [
         (ChangeKind.DISMISS, Origin.MODEL), (ChangeKind.REUSE, Origin.CACHE)]
+    model_only = _finding(source="model:m")
+    assert [(c.kind, c.origin) for c in Answer(CONFIRMED, "real", severity=Severity.LOW)
+            .changes(model_only)] == [(ChangeKind.CONFIRM, Origin.VERIFIER),
+                                      (ChangeKind.SEVERITY, Origin.VERIFIER)]
+    flagged = Finding(**{**finding.__dict__, "triage": "dismissed", "triage_reason": "no",
+                         "suppression": "inline", "suppression_added": True,
+                         "below_min_confidence": True})
+    record = item_record("n", Evaluation((flagged,), "native"), rule="r", path="a.py")
+    assert record.findings == (finding,) and record.changes == ()
+    assert decide(record, HIGH).findings[0] == finding
+
+
+def test_a_stored_answer_cannot_claim_an_origin_or_a_severity_with_a_dismissal() -> None:
+    assert Answer.from_json({"state": "dismissed", "reason": "r", "origin": "baseline",
+                             "severity": "low"}) == Answer(DISMISSED, "r")
+    assert Answer.from_json({"state": "unchecked", "reason": "r"}) is None
+    assert Answer.from_json(["dismissed"]) is None
 
 
 def test_min_confidence_is_a_change_of_the_settings() -> None:

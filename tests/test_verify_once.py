@@ -21,8 +21,10 @@ import pytest
 
 from pytest_secreview.core.decide import Policy, decide
 from pytest_secreview.core.findings import Finding
-from pytest_secreview.core.record import ItemRecord, verdict_changes
+from pytest_secreview.core.record import DISMISSED, Answer, ItemRecord
 from pytest_secreview.core.severity import Severity
+from pytest_secreview.triage.verdict_store import VerdictStore
+from pytest_secreview.triage.verify import answer_changes
 from tests.conftest import ReviewRepo
 from tests.fake_providers import (
     FakeServer,
@@ -140,14 +142,31 @@ def _pattern_finding(**fields: Any) -> Finding:
                    path="app/views.py", line=2, source="pattern", fingerprint="f1", **fields)
 
 
-def test_a_reused_dismissal_never_lowers_a_deterministic_finding_at_the_threshold() -> None:
-    reused = _pattern_finding(triage="dismissed", triage_reason="only a greeting",
-                              triage_reused="ssti on app/views.py")
-    found, changes = verdict_changes((reused,), reused=False)
+def test_a_reused_dismissal_never_lowers_a_deterministic_finding_at_the_threshold(
+    tmp_path: Path,
+) -> None:
+    """A dismissal stored by one item and reused by another is a change of the triage's
+    origin next to a ``reuse`` of the cache: refused at the threshold like a fresh one."""
+    finding = _pattern_finding()
+    store = VerdictStore(tmp_path / "verdicts")
+    keys = {0: "k"}
+
+    def dismiss(asked: tuple[Finding, ...]) -> tuple[dict[str, Answer], dict[str, Any]]:
+        return {f.fingerprint: Answer(DISMISSED, "only a greeting") for f in asked}, {"x": 1}
+
+    store.reuse_or_ask(keys, (finding,), dismiss, asked_by="ssti on app/views.py")
+
+    def never(asked: tuple[Finding, ...]) -> tuple[dict[str, Answer], dict[str, Any]]:
+        assert not asked, "a stored answer is asked again"
+        return {}, {}
+
+    answers, usage = store.reuse_or_ask(keys, (finding,), never, asked_by="xss on app/views.py")
+    assert usage == {"reused_verdicts": 1}
+    changes = answer_changes((finding,), answers)
     assert [(c.kind.value, c.origin.value) for c in changes] == [
         ("dismiss", "model"), ("reuse", "cache")]
-    assert found[0].triage_reused == ""  # the claim travels as a change, not a field
-    record = ItemRecord(nodeid="n", rule="ssti", path="app/views.py", findings=found,
+    assert "ssti on app/views.py" in changes[1].reason  # the item that asked, not this one
+    record = ItemRecord(nodeid="n", rule="ssti", path="app/views.py", findings=(finding,),
                         changes=changes)
     verdict = decide(record, Policy(fail_on=Severity.HIGH))
     [kept] = verdict.failing

@@ -303,6 +303,8 @@ def _apply(change: Change, finding: Finding) -> Finding:
                        triage_confidence=change.confidence)
     if kind is ChangeKind.MIN_CONFIDENCE:
         return replace(finding, below_min_confidence=True)
+    if kind is ChangeKind.UNCHECKED:  # shown with why the second look was not given
+        return replace(finding, triage="untriaged", triage_reason=change.reason)
     if kind is ChangeKind.REUSE:
         return finding  # recorded for the reader: the answer is the stored one
     assert change.severity is not None  # SEVERITY always carries the new one

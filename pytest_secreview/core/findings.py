@@ -115,24 +115,16 @@ class Finding:
     #: its file is read after evaluation (``suppression.apply``); '' until then.
     context_fingerprint: str = ""
     flow: tuple[FlowStep, ...] = ()  # a taint finding's path from source to sink
-    #: For pattern and scanner findings: "confirmed" or "dismissed" by the model (with
-    #: ``triage_reason``), or "untriaged" when no model checked it. None for a model's own.
-    triage: str | None = None
-    triage_reason: str = ""
-    #: How sure the check (triage or verifier) was of its verdict, when it said.
-    triage_confidence: float | None = None
-    #: The severity the triage or verifier judged right when it confirmed the finding with
-    #: another one: a claim, recorded as a severity change of its origin and judged by
-    #: :func:`pytest_secreview.core.decide.decide` (never lowering a deterministic finding
-    #: at or above the threshold).
-    triage_severity: Severity | None = None
-    #: When the verdict was not asked for by this item but reused from another item of the
-    #: session (the same check of the same finding, ``triage.verdict_store``): which one.
-    #: Recorded as a ``reuse`` change of origin ``cache``; '' for a verdict asked here.
-    triage_reused: str = ""
     #: Decided state, written only by :func:`pytest_secreview.core.decide.decide` from the
     #: item record's changes (a producer's, a cache's or a worker's value is cleared,
-    #: :func:`pytest_secreview.core.record.as_found`). ``below_min_confidence``: below
+    #: :func:`pytest_secreview.core.record.as_found`). ``triage``: what the second look said,
+    #: as accepted: "confirmed", "dismissed", "overruled" (a dismissal that was not accepted)
+    #: or "untriaged" (no look was given), with its reason and confidence; None when no look
+    #: was due (a model's own finding below the verifier's threshold).
+    triage: str | None = None
+    triage_reason: str = ""
+    triage_confidence: float | None = None
+    #: Decided state too. ``below_min_confidence``: below
     #: ``--secreview-min-confidence``, reported but neither failing an item nor commented
     #: inline.
     below_min_confidence: bool = False
@@ -190,7 +182,6 @@ class Finding:
         """JSON-safe dict (the ``finding.schema.json`` shape)."""
         data = asdict(self)
         data["severity"] = self.severity.value
-        data["triage_severity"] = self.triage_severity.value if self.triage_severity else None
         data["flow"] = [asdict(step) for step in self.flow]
         data["rules"] = list(self.rules)
         return data
@@ -199,9 +190,7 @@ class Finding:
     def from_json(cls, data: dict[str, Any]) -> Finding:
         """Inverse of :meth:`to_json`."""
         flow = tuple(FlowStep(**step) for step in data.get("flow") or ())
-        adjusted = data.get("triage_severity")
         return cls(**{**data, "severity": Severity(data["severity"]), "flow": flow,
-                      "triage_severity": Severity(adjusted) if adjusted else None,
                       "rules": tuple(data.get("rules") or ())})
 
     def with_fingerprint(self, anchor: str) -> Finding:

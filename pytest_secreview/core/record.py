@@ -16,12 +16,12 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from .findings import Finding, number_occurrences
+from .findings import Finding
 from .severity import Severity
 
-__all__ = ["DETERMINISTIC", "LOWERING", "SEEN_BY_SOURCE", "TRUSTED", "Change", "ChangeKind",
-           "ItemRecord", "Origin", "Provenance", "Target", "as_found", "min_confidence_changes",
-           "provenance", "verdict_changes"]
+__all__ = ["CONFIRMED", "DETERMINISTIC", "DISMISSED", "LOWERING", "SEEN_BY_SOURCE", "TRUSTED",
+           "UNCHECKED", "Answer", "Change", "ChangeKind", "ItemRecord", "Origin", "Provenance",
+           "Target", "as_found", "cache_changes", "min_confidence_changes", "provenance"]
 
 
 class Provenance(StrEnum):
@@ -63,6 +63,9 @@ class ChangeKind(StrEnum):
     EXCLUDE = "exclude"  # its file is one the rule does not see (see decide.judge_exclusion)
     REUSE = "reuse"  # the answer came from the evaluation cache or another item's verdict
     #                  (lowers nothing)
+    UNCHECKED = "unchecked"  # a second look was due and not given (no model, --secreview-
+    #                          verify=false, the model failed): why, in the reason (lowers
+    #                          nothing)
 
 
 #: The kinds that lower a finding (a severity change lowers when it goes down).
@@ -210,40 +213,87 @@ class ItemRecord:
                    fixes=tuple(data.get("fixes") or ()), intent=data.get("intent"))
 
 
-def verdict_changes(findings: tuple[Finding, ...], *, reused: bool
-                    ) -> tuple[tuple[Finding, ...], tuple[Change, ...]]:
-    """The findings as found, and the changes the second looks' verdicts claim.
+#: What a second look can answer about a finding (see :class:`Answer`).
+CONFIRMED, DISMISSED, UNCHECKED = "confirmed", "dismissed", "unchecked"
 
-    A model's triage of a pattern or scanner finding and the verifier's look at a model's own
-    write their verdict on the finding they checked (``triage``: confirmed or dismissed, with
-    a reason, a confidence and maybe another severity; ``triage_reused`` when another item
-    asked); this turns each into a :class:`Change` with its origin, for :func:`.decide.decide`
-    to accept or refuse. ``reused``: the model's review came from the evaluation cache,
-    recorded as a :attr:`ChangeKind.REUSE` on each of its findings (the cache holds findings
-    as found: see ``evaluation.review``, which reads them through :func:`as_found`).
-    """
-    found: list[Finding] = []
-    changes: list[Change] = []
-    # A change names its finding by fingerprint: identical lines are told apart first.
-    for finding in number_occurrences(findings):
+
+@dataclass(frozen=True)
+class Answer:
+    """A second look's answer about one finding: the model's triage of a pattern or scanner
+    finding, the verifier's look at a model's own, or either one stored and reused. It is
+    what the check said, nothing decided: :meth:`changes` makes it the changes
+    :func:`.decide.decide` judges, with the origin the finding's provenance gives (never one
+    the answer states: a stored answer cannot claim to be trusted)."""
+
+    #: :data:`CONFIRMED`, :data:`DISMISSED`, or :data:`UNCHECKED` (the look was due and not
+    #: given; ``reason`` says why).
+    state: str
+    reason: str
+    confidence: float | None = None
+    #: With a confirm: the severity the check judged right, when it differs.
+    severity: Severity | None = None
+    #: Another item of the session asked for this answer (``triage.verdict_store``): which
+    #: one; '' for an answer asked here.
+    reused_from: str = ""
+
+    @property
+    def decided(self) -> bool:
+        """True for a confirm or a dismiss (what a store keeps; an unchecked look is asked
+        again)."""
+        return self.state in (CONFIRMED, DISMISSED)
+
+    def changes(self, finding: Finding) -> tuple[Change, ...]:
+        """The changes this answer claims on ``finding``: a dismiss or a confirm (with a
+        severity change when it judged another severity) of origin ``model`` for a pattern,
+        taint or scanner finding and ``verifier`` for a model's own, a ``reuse`` of origin
+        ``cache`` when another item asked, or the note (of the same origin) that the look
+        was not given."""
         key = finding.fingerprint
-        if finding.triage in ("dismissed", "confirmed"):
-            kind = ChangeKind.DISMISS if finding.triage == "dismissed" else ChangeKind.CONFIRM
-            judge = Origin.MODEL if provenance(finding) & DETERMINISTIC else Origin.VERIFIER
-            changes.append(Change(key, kind, judge, finding.triage_reason,
-                                  confidence=finding.triage_confidence))
-            adjusted = finding.triage_severity
-            if kind is ChangeKind.CONFIRM and adjusted and adjusted is not finding.severity:
-                changes.append(Change(key, ChangeKind.SEVERITY, judge, finding.triage_reason,
-                                      severity=adjusted, confidence=finding.triage_confidence))
-        if finding.triage in ("dismissed", "confirmed") and finding.triage_reused:
-            changes.append(Change(key, ChangeKind.REUSE, Origin.CACHE, (
-                f"verdict reused from {finding.triage_reused} in this session: no model call")))
-        if reused and Provenance.MODEL in provenance(finding):
-            changes.append(Change(key, ChangeKind.REUSE, Origin.CACHE,
-                                  "reused from the evaluation cache: no model call"))
-        found.append(as_found(finding))
-    return tuple(found), tuple(changes)
+        # Which look it is: the triage of a deterministic finding, the verifier of a model's.
+        judge = Origin.MODEL if provenance(finding) & DETERMINISTIC else Origin.VERIFIER
+        if self.state == UNCHECKED:
+            return (Change(key, ChangeKind.UNCHECKED, judge, self.reason),)
+        kind = ChangeKind.DISMISS if self.state == DISMISSED else ChangeKind.CONFIRM
+        made = [Change(key, kind, judge, self.reason, confidence=self.confidence)]
+        if kind is ChangeKind.CONFIRM and self.severity and self.severity is not finding.severity:
+            made.append(Change(key, ChangeKind.SEVERITY, judge, self.reason,
+                               severity=self.severity, confidence=self.confidence))
+        if self.reused_from:
+            made.append(Change(key, ChangeKind.REUSE, Origin.CACHE, (
+                f"verdict reused from {self.reused_from} in this session: no model call")))
+        return tuple(made)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe dict (without :attr:`reused_from`: a stored answer is reused by whoever
+        reads it)."""
+        return {"state": self.state, "reason": self.reason, "confidence": self.confidence,
+                "severity": self.severity.value if self.severity else None}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Answer | None:
+        """Inverse of :meth:`to_json` for a decided answer; None for anything else (an
+        unchecked or unreadable one: the check asks again)."""
+        try:
+            state, confidence = data["state"], data.get("confidence")
+            severity = data.get("severity")
+            if state not in (CONFIRMED, DISMISSED):
+                return None
+            return cls(state, str(data["reason"]),
+                       float(confidence) if confidence is not None else None,
+                       Severity(severity) if severity and state == CONFIRMED else None)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def cache_changes(findings: tuple[Finding, ...], *, cached: bool) -> tuple[Change, ...]:
+    """A ``reuse`` change of origin ``cache`` on each model finding when the model's review
+    came from the evaluation cache (which holds findings as found: see
+    ``evaluation.review``, which reads them through :func:`as_found`)."""
+    if not cached:
+        return ()
+    return tuple(Change(f.fingerprint, ChangeKind.REUSE, Origin.CACHE,
+                        "reused from the evaluation cache: no model call")
+                 for f in findings if Provenance.MODEL in provenance(f))
 
 
 def min_confidence_changes(findings: tuple[Finding, ...], minimum: float | None
@@ -258,20 +308,10 @@ def min_confidence_changes(findings: tuple[Finding, ...], minimum: float | None
                  for f in findings if f.confidence is not None and f.confidence < minimum)
 
 
-#: The triage states a change decides (``untriaged`` is the check's own note: kept).
-DECIDED_TRIAGE = ("dismissed", "confirmed", "overruled")
-
-
-def as_found(finding: Finding, *, verdict: bool = False) -> Finding:
+def as_found(finding: Finding) -> Finding:
     """``finding`` with every field a change decides cleared: nothing but an accepted change
-    marks a finding lowered, whatever a producer, a cache or a worker left there.
-    ``verdict`` keeps a model's confirm or dismiss (a stored second look, reused: it becomes
-    a change again and is judged like a fresh one)."""
-    decided = finding.triage in DECIDED_TRIAGE and not verdict
+    marks a finding lowered or checked, whatever a producer, a cache or a worker left
+    there."""
     return replace(finding, suppression=None, suppression_reason="", suppression_added=False,
-                   below_min_confidence=False, overruled="",
-                   triage=None if decided else finding.triage,
-                   triage_reason="" if decided else finding.triage_reason,
-                   triage_confidence=None if decided else finding.triage_confidence,
-                   triage_severity=None if decided else finding.triage_severity,
-                   triage_reused="" if decided else finding.triage_reused)
+                   below_min_confidence=False, overruled="", triage=None, triage_reason="",
+                   triage_confidence=None)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent.output import AgentOutput, required_votes, sum_usage
 from ..core.findings import Finding
+from ..core.record import Change
 from ..errors import EvaluationError
 from ..options import CONSENSUS_POLICIES
 from ..rules.matcher import Target
@@ -63,7 +64,7 @@ class ConsensusReview:
         self.pull_request = self.primary.pull_request
 
     def verify_findings(self, target: Target, findings: tuple[Finding, ...]
-                        ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+                        ) -> tuple[tuple[Change, ...], dict[str, Any]]:
         """The first model's second look."""
         return self.primary.verify_findings(target, findings)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..agent.output import AgentOutput
-from ..core.findings import Finding
+from ..core.findings import Finding, number_occurrences
 from ..core.problems import one_per_problem
 from ..core.record import Change
 from ..errors import EvaluationError
@@ -70,11 +70,12 @@ class Reviewer(Protocol):
         """The agentic review of ``target`` given the deterministic findings."""
 
     def verify_findings(self, target: Target, findings: tuple[Finding, ...]
-                        ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+                        ) -> tuple[tuple[Change, ...], dict[str, Any]]:
         """The second look: confirms or dismisses an item's pattern and scanner findings and
         the model's findings at the fail threshold (see :mod:`pytest_secreview.triage.verify`
-        and :mod:`pytest_secreview.triage.verifier`); returns every finding and the usage of
-        the check ({} when it asked no model)."""
+        and :mod:`pytest_secreview.triage.verifier`); returns the changes its answers claim
+        (findings are named by fingerprint: ``findings`` have distinct ones) and the usage
+        of the check ({} when it asked no model)."""
 
 
 def evaluate(
@@ -134,10 +135,13 @@ def evaluate(
         usage = {**usage, "scanner": scan.info}
         if scan.note:
             not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
-    kept = sorted(one_per_problem(f for f in findings if keep(f)), key=Finding.sort_key)
-    kept, usage = _triage(target, kept, usage, agent)
+    # Identical lines are told apart first: a change names its finding by fingerprint.
+    kept = number_occurrences(sorted(one_per_problem(f for f in findings if keep(f)),
+                                     key=Finding.sort_key))
+    verdicts, usage = _triage(target, kept, usage, agent)
     return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
-                      transcript=transcript, sent=sent, assessments=assessments)
+                      transcript=transcript, sent=sent, assessments=assessments,
+                      changes=verdicts)
 
 
 def _partial(exc: EvaluationError, found: list[Finding], keep: Callable[[Finding], bool]
@@ -167,19 +171,21 @@ def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,
 
 
 def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
-            agent: Reviewer | None) -> tuple[list[Finding], dict[str, Any]]:
+            agent: Reviewer | None) -> tuple[tuple[Change, ...], dict[str, Any]]:
     """Generate, then verify: with a model, the findings go to its second look (which picks
     the pattern and scanner findings, and the model's own at the fail threshold); without
-    one, pattern and scanner findings stand, marked untriaged."""
+    one, pattern and scanner findings stand, each answered "unchecked". Returns the changes
+    the answers claim and the usage with the look's."""
     if agent is None:
         if not any(f.source == "pattern" or f.source.startswith("scanner:") for f in findings):
-            return findings, usage
-        from ..triage.verify import untriaged  # loaded only when there is something to mark
+            return (), usage
+        from ..triage.verify import answer_changes, unchecked  # loaded only when needed
 
-        return untriaged(findings, "no model configured to verify it"), usage
-    checked, check_usage = agent.verify_findings(target, tuple(findings))
+        return answer_changes(findings, unchecked(findings, "no model configured to verify "
+                                                            "it")), usage
+    verdicts, check_usage = agent.verify_findings(target, tuple(findings))
     if not check_usage:  # nothing was asked of a model (or it failed before answering)
-        return sorted(checked, key=Finding.sort_key), usage
+        return verdicts, usage
     merged = dict(usage) or {k: 0 for k in USAGE_COUNTS}
     for key in USAGE_COUNTS:
         merged[key] = int(merged.get(key) or 0) + int(check_usage.get(key) or 0)
@@ -188,4 +194,4 @@ def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],
         merged["cost_usd"] = None if None in costs else round(sum(costs), 6)
         merged.setdefault("models", check_usage.get("models", []))
     merged["verify"] = check_usage
-    return sorted(checked, key=Finding.sort_key), merged
+    return verdicts, merged

@@ -123,7 +123,7 @@ def review_range(
                                   [part.file for part in target.parts])
             record = item_record(f"{rule.id}[{target.label}]",
                                  replace(evaluation, findings=quieted.findings,
-                                         changes=quieted.changes),
+                                         changes=(*evaluation.changes, *quieted.changes)),
                                  rule=rule.id, category=rule.category,
                                  path=target.file.path)
             findings.extend(decide(record, Policy(fail_on=fail_on)).findings)

@@ -5,9 +5,10 @@ commands and ``secreview bench`` (through :mod:`.offline`), the MCP server's ``r
 and fix mode's choice of what to patch all make an item's :class:`~..core.record.ItemRecord`
 here: the findings as found, and every change made to them since, each from the judge that
 made it with its origin and target (the code's suppression comments and the baseline,
-:mod:`..suppression.apply`; the second looks' verdicts, :func:`~..core.record.verdict_changes`;
-``--secreview-min-confidence``, :func:`~..core.record.min_confidence_changes`). Only
-:func:`~..core.decide.decide` writes what is decided.
+:mod:`..suppression.apply`; the second looks' answers, :mod:`..triage.verify`; reuse from the
+evaluation cache, :func:`~..core.record.cache_changes`; ``--secreview-min-confidence``,
+:func:`~..core.record.min_confidence_changes`). Only :func:`~..core.decide.decide` writes what
+is decided.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..core.findings import FACT_CATEGORIES
-from ..core.record import Change, ItemRecord, min_confidence_changes, verdict_changes
+from ..core.findings import FACT_CATEGORIES, number_occurrences
+from ..core.record import Change, ItemRecord, as_found, cache_changes, min_confidence_changes
 from .evaluate import Evaluation
 
 __all__ = ["item_record"]
@@ -34,8 +35,11 @@ def item_record(nodeid: str, evaluation: Evaluation, *, rule: str | None, path: 
     if category in FACT_CATEGORIES:
         findings = tuple(replace(f, category=category) if f.rule == rule else f
                          for f in findings)
-    found, verdicts = verdict_changes(findings, reused=evaluation.cached)
-    made = (*evaluation.changes, *verdicts, *min_confidence_changes(found, min_confidence))
+    # A change names its finding by fingerprint: identical lines are told apart (evaluate
+    # already did for its own changes; numbering is idempotent).
+    found = tuple(number_occurrences(as_found(f) for f in findings))
+    made = (*evaluation.changes, *cache_changes(found, cached=evaluation.cached),
+            *min_confidence_changes(found, min_confidence))
     by_finding: dict[str, list[Change]] = {}
     for change in made:
         by_finding.setdefault(change.fingerprint, []).append(change)

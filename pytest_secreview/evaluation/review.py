@@ -29,8 +29,9 @@ from ..agent.prompt import (
 from ..agent.report_tool import validate_report
 from ..agent.session import ModelSession
 from ..audit.statement import cap
-from ..cache import EvaluationCache, cache_key, stored_review, stored_verdicts
+from ..cache import EvaluationCache, cache_key, stored_answers, stored_review
 from ..core.findings import Finding
+from ..core.record import Answer, Change
 from ..core.severity import Severity
 from ..diff.model import FileDiff
 from ..errors import EvaluationError, SecreviewError
@@ -193,44 +194,47 @@ class ModelReviewer(ModelSession):
             raise EvaluationError(f"{type(exc).__name__}: {exc}") from exc
 
     def verify_findings(self, target: Target, findings: tuple[Finding, ...]
-                        ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+                        ) -> tuple[tuple[Change, ...], dict[str, Any]]:
         """The second look (``--secreview-verify``): the triage of pattern and scanner findings
         over the hunks, then the verifier of each model finding at the fail threshold over its
         whole file (:mod:`~..triage.verify`, :mod:`~..triage.verifier`), once per
         finding per session (:mod:`~..triage.verdict_store`). Cached like a review; never
-        raises: a failure leaves the findings standing, marked "untriaged" with why."""
+        raises: a failure leaves the findings standing, each answered "unchecked" with why.
+        Returns the changes the answers claim, and the usage of the look."""
         from ..triage.verifier import to_verify
-        from ..triage.verify import offered, untriaged, weakness
+        from ..triage.verify import answer_changes, offered, unchecked, weakness
 
         if not self.verify:
-            return tuple(untriaged(findings, VERIFY_OFF)), {}
+            return answer_changes(findings, unchecked(findings, VERIFY_OFF)), {}
         verifier = to_verify(self.verify_at) if self.verify_at is not None else None
 
         def chosen(f: Finding) -> bool:
             return offered(f) or (verifier is not None and verifier(f))
 
         if self.verdicts is None:
-            return self._verify(target, findings, chosen)
+            answers, usage = self._verify(target, findings, chosen)
+            return answer_changes(findings, answers), usage
         model = self.loop_for(target).model.model_id
         keys = {i: VerdictStore.key(check="triage" if offered(f) else "verifier", model=model,
                                     finding=f, weakness=weakness(f), blob=self.blobs.get(f.path))
                 for i, f in enumerate(findings) if chosen(f)}
-        return self.verdicts.reuse_or_ask(keys, findings, lambda rest: self._verify(
+        answers, usage = self.verdicts.reuse_or_ask(keys, findings, lambda rest: self._verify(
             target, rest, chosen), asked_by=f"{target.rule.id} on {target.label}")
+        return answer_changes(findings, answers), usage
 
     def _verify(self, target: Target, findings: tuple[Finding, ...],
-                chosen: Callable[[Finding], bool]) -> tuple[tuple[Finding, ...], dict[str, Any]]:
+                chosen: Callable[[Finding], bool]) -> tuple[dict[str, Answer], dict[str, Any]]:
         """The second look at the ``chosen`` of ``findings`` (cached, else the model)."""
-        from ..triage.verify import untriaged
+        from ..triage.verify import unchecked
 
         if not any(chosen(f) for f in findings):
-            return findings, {}
+            return {}, {}
         # The same pre-loading budget as the review; the tools reach the rest.
         hunks = redact(hunks_within(target, self.max_context_chars).text)
         key = None
         if self.cache is not None:
             key = cache_key({
-                "verify": 2, "plugin": __version__, "rule": target.rule.content_sha,
+                "verify": 3, "plugin": __version__, "rule": target.rule.content_sha,
                 "prompts": PROMPT_VERSION, "hunks": hunks,
                 "model": self.loop_for(target).model.model_id,
                 "findings": [f.to_json() for f in findings], "guidance": self.guidance.digest,
@@ -239,24 +243,25 @@ class ModelReviewer(ModelSession):
             })
             hit = self.cache.get(key)
             if hit is not None and self.cache.replays(hit):
-                return stored_verdicts(hit), {"cache": "hit"}
+                return stored_answers(hit), {"cache": "hit"}
         usage = ReviewUsage(prices=self.prices,
                             on_cost=self.budget.add if self.budget is not None else None)
         try:
             if self.budget is not None:
                 self.budget.check(f"verifying findings of {target.rule.id} on {target.label}")
-            checked, transcript = self._second_look(target, findings, hunks, usage)
+            answers, transcript = self._second_look(target, findings, hunks, usage)
         except (SecreviewError, OSError, httpx.HTTPError, GoogleAuthError) as exc:
-            return tuple(untriaged(findings, f"the model could not verify it: {exc}",
-                                   chosen)), {}
+            return unchecked(findings, f"the model could not verify it: {exc}", chosen), {}
         record = {**usage.finish(), "transcript": transcript}
-        if self.cache is not None and key is not None and not any(
-                f.triage == "untriaged" for f in checked):
-            self.cache.put(key, {"findings": [f.to_json() for f in checked], "usage": record})
-        return tuple(checked), record
+        if self.cache is not None and key is not None and all(
+                a.decided for a in answers.values()):
+            self.cache.put(key, {"findings": [f.to_json() for f in findings],
+                                 "answers": {k: a.to_json() for k, a in answers.items()},
+                                 "usage": record})
+        return answers, record
 
     def _second_look(self, target: Target, findings: tuple[Finding, ...], hunks: str,
-                     usage: ReviewUsage) -> tuple[list[Finding], list[dict[str, Any]]]:
+                     usage: ReviewUsage) -> tuple[dict[str, Answer], list[dict[str, Any]]]:
         from ..triage.verifier import numbered, to_verify, verifier_check
         from ..triage.verify import verify_findings
 
@@ -264,23 +269,24 @@ class ModelReviewer(ModelSession):
         registry = build_registry(self.repo, base_sha=self.diff.base_sha,
                                   head_sha=self.diff.head_sha, tree=self.tree)
         boundary = self._boundary if self._boundary not in hunks else new_boundary(hunks)
-        checked, transcript = verify_findings(
+        answers, transcript = verify_findings(
             loop, registry, findings, hunks=hunks, boundary=boundary, usage=usage,
             max_output_tokens=self.max_output_tokens, team=self.team)
         if self.verify_at is None:
-            return checked, transcript
+            return answers, transcript
         wanted = to_verify(self.verify_at)
         team = self.guidance.precedents_for(target.rule.id)
-        for path in dict.fromkeys(f.path for f in checked if wanted(f)):
+        for path in dict.fromkeys(f.path for f in findings if wanted(f)):
             # One independent look per file: the whole file, only its own findings.
             text = numbered(self._head_text(path), self.max_context_chars, path=path)
             look = boundary if boundary not in text else new_boundary(text)
-            checked, more = verify_findings(
-                loop, registry, checked, hunks=text, boundary=look, usage=usage,
+            more, said = verify_findings(
+                loop, registry, findings, hunks=text, boundary=look, usage=usage,
                 max_output_tokens=self.max_output_tokens, team=self.team,
                 check=verifier_check(target.rule, team, path, self.verify_at))
-            transcript += more
-        return checked, transcript
+            answers = {**answers, **more}
+            transcript += said
+        return answers, transcript
 
     def _head_text(self, path: str) -> str:
         """A head file's text for the verifier, redacted ('' when it is not a readable

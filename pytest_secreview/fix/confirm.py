@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..agent.loop import AgentLoop
 from ..agent.prompt import new_boundary
 from ..core.findings import Finding
+from ..core.record import CONFIRMED, DISMISSED
 from ..tools.redaction import redact
 from ..tools.registry import ToolRegistry
 from ..triage.verify import Check, verify_findings
@@ -57,12 +58,14 @@ def check_fix(loop: AgentLoop, patched_tools: ToolRegistry, finding: Finding, pa
     check = Check(SYSTEM, lambda f: f is finding,
                   "The patch (already applied: the tools read the patched revision)",
                   "the fix check")
-    (judged,), _transcript = verify_findings(
+    answers, _transcript = verify_findings(
         loop, patched_tools, [finding], hunks=context, boundary=new_boundary(context),
         usage=usage, max_turns=max_turns, max_output_tokens=max_output_tokens, check=check)
-    reason = judged.triage_reason
-    if judged.triage == "dismissed":
-        return FixCheck(True, reason)
-    if judged.triage == "confirmed":
-        return FixCheck(False, reason)
-    return FixCheck(None, reason)
+    answer = answers.get(finding.fingerprint)
+    if answer is None:
+        return FixCheck(None, "the fix check gave no answer")
+    if answer.state == DISMISSED:
+        return FixCheck(True, answer.reason)
+    if answer.state == CONFIRMED:
+        return FixCheck(False, answer.reason)
+    return FixCheck(None, answer.reason)

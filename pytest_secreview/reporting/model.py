@@ -102,7 +102,8 @@ class ChangeReport(_Model):
 
     fingerprint: str = Field(description="The finding it applies to.")
     kind: str = Field(description="suppress, baseline, dismiss, confirm, severity, "
-                      "min-confidence, exclude or reuse.")
+                      "min-confidence, exclude, reuse or unchecked (a second look that was "
+                      "due and not given, and why).")
     origin: str = Field(description="Where it came from (baseline, base-comment, "
                         "maintainer-comment, pr-comment, model, verifier, settings, cache...).")
     trusted: bool = Field(description="The origin is not controlled by the pull request.")

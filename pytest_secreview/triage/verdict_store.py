@@ -7,10 +7,10 @@ the xdist controller, private to the session, handed to every worker), one file 
 keyed by which check gave it, the model, the finding's location, its weakness and the blob of
 its file at the head revision, so a later item reuses it instead of asking.
 
-A reused verdict is marked on the finding (``Finding.triage_reused``, naming the item that
-asked); the item record turns it into a ``reuse`` change of origin ``cache`` next to the
-verdict itself, which ``core.decide`` judges as it judges a fresh one from the same check (a
-model's answer never lowers a deterministic finding at or above the threshold).
+A reused verdict is an :class:`~pytest_secreview.core.record.Answer` naming the item that
+asked (``reused_from``): the item record makes it a ``reuse`` change of origin ``cache`` next
+to the verdict's own changes, which ``core.decide`` judges as it judges a fresh one from the
+same check (a model's answer never lowers a deterministic finding at or above the threshold).
 
 While one process asks, every other process that needs the same verdict waits on its file
 lock (taken in key order, so two items cannot wait on each other), then reads the answer.
@@ -22,7 +22,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,62 +30,14 @@ from filelock import FileLock
 
 from ..atomic import write_text_atomic
 from ..core.findings import Finding
-from ..core.severity import Severity
+from ..core.record import Answer
 from ..severity import one_line
 
-__all__ = ["Asker", "StoredVerdict", "VerdictStore"]
+__all__ = ["Asker", "VerdictStore"]
 
-#: Asks a check about the findings it is given; returns them in order, and its usage record.
-Asker = Callable[[tuple[Finding, ...]], tuple[tuple[Finding, ...], dict[str, Any]]]
-
-#: The triage states a verdict can store (``untriaged`` is a failure to ask: asked again).
-_DECIDED = ("confirmed", "dismissed")
-
-
-@dataclass(frozen=True)
-class StoredVerdict:
-    """A check's answer about one finding, and which item asked for it."""
-
-    state: str
-    reason: str
-    confidence: float | None
-    severity: Severity | None
-    asked_by: str
-
-    def applied_to(self, finding: Finding) -> Finding:
-        """``finding`` with this verdict, marked as reused from :attr:`asked_by`."""
-        return replace(finding, triage=self.state, triage_reason=self.reason,
-                       triage_confidence=self.confidence, triage_severity=self.severity,
-                       triage_reused=self.asked_by)
-
-    @classmethod
-    def of(cls, finding: Finding, asked_by: str) -> StoredVerdict | None:
-        """What ``finding``'s check decided, to store; None when it decided nothing."""
-        if finding.triage not in _DECIDED or finding.triage_reused:
-            return None
-        return cls(str(finding.triage), finding.triage_reason, finding.triage_confidence,
-                   finding.triage_severity, asked_by)
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-safe dict."""
-        return {"state": self.state, "reason": self.reason, "confidence": self.confidence,
-                "severity": self.severity.value if self.severity else None,
-                "asked_by": self.asked_by}
-
-    @classmethod
-    def from_json(cls, data: Any) -> StoredVerdict | None:
-        """Inverse of :meth:`to_json`; None for anything else (then the check asks again)."""
-        try:
-            state = data["state"]
-            if state not in _DECIDED:
-                return None
-            confidence = data.get("confidence")
-            severity = data.get("severity")
-            return cls(state, str(data["reason"]),
-                       float(confidence) if confidence is not None else None,
-                       Severity(severity) if severity else None, str(data["asked_by"]))
-        except (KeyError, TypeError, ValueError):
-            return None
+#: Asks a check about the findings it is given; returns its answers (by fingerprint) and its
+#: usage record.
+Asker = Callable[[tuple[Finding, ...]], tuple[dict[str, Answer], dict[str, Any]]]
 
 
 class VerdictStore:
@@ -114,45 +66,44 @@ class VerdictStore:
                 stack.enter_context(FileLock(str(self.directory / f"{key}.lock")))
             yield
 
-    def get(self, key: str) -> StoredVerdict | None:
-        """The stored verdict of ``key``, or None."""
+    def get(self, key: str) -> Answer | None:
+        """The stored answer of ``key``, marked reused from the item that asked; or None."""
         try:
             data = json.loads((self.directory / f"{key}.json").read_text())
-        except (OSError, ValueError):
+            answer = Answer.from_json(data["answer"])
+            return replace(answer, reused_from=str(data["asked_by"])) if answer else None
+        except (OSError, ValueError, KeyError, TypeError):
             return None
-        return StoredVerdict.from_json(data)
 
-    def put(self, key: str, verdict: StoredVerdict) -> None:
-        """Store ``verdict`` under ``key`` (through the one output writer: never through a
-        symbolic link). Best effort: a verdict that cannot be written is asked for again."""
+    def put(self, key: str, answer: Answer, asked_by: str) -> None:
+        """Store ``answer`` under ``key``, as asked by the item ``asked_by`` (through the one
+        output writer: never through a symbolic link). Best effort: an answer that cannot be
+        written is asked for again."""
         with suppress(OSError):
-            write_text_atomic(self.directory / f"{key}.json", json.dumps(verdict.to_json()),
+            write_text_atomic(self.directory / f"{key}.json",
+                              json.dumps({"answer": answer.to_json(), "asked_by": asked_by}),
                               inside=self.directory)
 
     def reuse_or_ask(
         self, keys: Mapping[int, str], findings: tuple[Finding, ...], ask: Asker, *,
         asked_by: str,
-    ) -> tuple[tuple[Finding, ...], dict[str, Any]]:
-        """``findings`` with the verdict of each one ``keys`` names (by index): the stored one
-        when another item already had it checked, else what ``ask`` decides for the rest
-        (given them in order, it returns them in order with its usage record); the new
-        verdicts are stored as asked by ``asked_by``. The locks of every key are held while
-        asking."""
+    ) -> tuple[dict[str, Answer], dict[str, Any]]:
+        """The answer about each finding ``keys`` names (by index): the stored one, marked
+        reused from the item that asked, when another item already had it checked, else what
+        ``ask`` answers for the rest (given them in order); the new decided answers are
+        stored as asked by ``asked_by``. The locks of every key are held while asking."""
         if not keys:
             return ask(findings)
         with self.holding(list(keys.values())):
             stored = {i: self.get(key) for i, key in keys.items()}
-            reused = {i: verdict.applied_to(findings[i])
-                      for i, verdict in stored.items() if verdict is not None}
-            checked, record = ask(tuple(f for i, f in enumerate(findings) if i not in reused))
-            rest = iter(checked)
-            merged = tuple(reused[i] if i in reused else next(rest)
-                           for i in range(len(findings)))
+            reused = {findings[i].fingerprint: answer
+                      for i, answer in stored.items() if answer is not None}
+            answers, record = ask(tuple(f for f in findings if f.fingerprint not in reused))
             asker = one_line(asked_by)
             for i, key in keys.items():
-                verdict = StoredVerdict.of(merged[i], asker) if i not in reused else None
-                if verdict is not None:
-                    self.put(key, verdict)
+                answer = answers.get(findings[i].fingerprint)
+                if answer is not None and answer.decided:
+                    self.put(key, answer, asker)
         if reused:
             record = {**record, "reused_verdicts": len(reused)}
-        return merged, record
+        return {**answers, **reused}, record

@@ -29,9 +29,8 @@ def from_model(finding: Finding) -> bool:
 
 
 def to_verify(threshold: Severity) -> Callable[[Finding], bool]:
-    """The findings the verifier looks at: a model's, at or above ``threshold``, not yet
-    decided."""
-    return lambda f: from_model(f) and f.severity.at_least(threshold) and f.triage is None
+    """The findings the verifier looks at: a model's, at or above ``threshold``."""
+    return lambda f: from_model(f) and f.severity.at_least(threshold)
 
 
 def verifier_check(rule: Rule, team_precedents: tuple[str, ...], path: str,

@@ -1,10 +1,12 @@
 """Triage of findings by the model (generate, then verify): each pattern or scanner finding of
 an item is handed to the agent, with the repository tools, to confirm or dismiss with a reason.
 
-Confirmed findings keep their place. Dismissed ones stay in every report as suppressed, with
-the reason, and no longer fail the item. Without a model, or when the model cannot answer,
-they stand and are marked "untriaged". A literal credential (category ``secrets``) is a fact,
-not a judgement: it is never offered for dismissal.
+The look returns an :class:`~pytest_secreview.core.record.Answer` per finding it chose,
+never a changed finding: the item record makes each answer the changes it claims, and
+``core.decide`` judges them (a model's dismissal never lowers a deterministic finding at or
+above the threshold). Without a model, or when the model cannot answer, the findings stand,
+each with an ``unchecked`` answer saying why (shown as "untriaged"). A literal credential
+(category ``secrets``) is a fact, not a judgement: it is never offered for dismissal.
 
 :func:`verify_findings` takes any findings and a :class:`Check` (the prompt, which findings
 it decides, its context): the verifier of the model's own findings
@@ -14,7 +16,7 @@ it decides, its context): the verifier of the model's own findings
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -22,7 +24,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..agent.loop import AgentLoop, ReviewRequest, final_tool
 from ..agent.report_tool import invalid_arguments
 from ..core.findings import FACT_CATEGORIES, Finding
-from ..core.record import DETERMINISTIC, provenance
+from ..core.record import (
+    CONFIRMED,
+    DETERMINISTIC,
+    DISMISSED,
+    UNCHECKED,
+    Answer,
+    Change,
+    provenance,
+)
 from ..core.severity import Severity, severity_text
 from ..errors import EvaluationError, SecreviewError
 from ..llm.errors import LLMError
@@ -100,12 +110,23 @@ def offered(finding: Finding) -> bool:
     return from_check and finding.category not in FACT_CATEGORIES
 
 
-def untriaged(findings: Sequence[Finding], reason: str,
-              chosen: Callable[[Finding], bool] = offered) -> list[Finding]:
-    """``findings`` with every ``chosen`` one (default: :func:`offered`) marked "untriaged"
-    and why."""
-    return [replace(f, triage="untriaged", triage_reason=reason) if chosen(f) else f
-            for f in findings]
+#: Answers by finding fingerprint (the item's findings have distinct ones:
+#: ``core.findings.number_occurrences``).
+Answers = dict[str, Answer]
+
+
+def unchecked(findings: Sequence[Finding], reason: str,
+              chosen: Callable[[Finding], bool] = offered) -> Answers:
+    """An ``unchecked`` answer, saying ``reason``, for each of ``findings`` that ``chosen``
+    picks (default: :func:`offered`)."""
+    return {f.fingerprint: Answer(UNCHECKED, reason) for f in findings if chosen(f)}
+
+
+def answer_changes(findings: Sequence[Finding], answers: Answers) -> tuple[Change, ...]:
+    """The changes ``answers`` claim on ``findings`` (each finding's, in the findings'
+    order): what the item record holds for ``core.decide`` to judge."""
+    return tuple(change for f in findings if f.fingerprint in answers
+                 for change in answers[f.fingerprint].changes(f))
 
 
 @dataclass(frozen=True)
@@ -143,16 +164,16 @@ def verify_findings(
     loop: AgentLoop, registry: ToolRegistry, findings: Sequence[Finding], *, hunks: str,
     boundary: str, usage: ReviewUsage, max_turns: int = 6, max_output_tokens: int = 2048,
     check: Check = TRIAGE, team: str = "",
-) -> tuple[list[Finding], list[dict[str, Any]]]:
+) -> tuple[Answers, list[dict[str, Any]]]:
     """Ask the model to confirm or dismiss each finding ``check`` chooses, given ``hunks``
     (the check's context: the changed hunks, or the verifier's whole file) and the team's
-    policy section ``team``. Returns every finding (the chosen ones with ``triage`` set, in
-    the same order) and the transcript. A finding the model gives no verdict for is
-    confirmed; a failure leaves them all "untriaged" with why."""
+    policy section ``team``. Returns the answer about each chosen finding, by fingerprint,
+    and the transcript. A finding the model gives no verdict for is confirmed; a failure
+    answers each one ``unchecked``, with why."""
     chosen = [f for f in findings if check.chosen(f)]
     if not chosen:
-        return list(findings), []
-    verdicts: dict[int, tuple[str, str, float | None, Severity | None]] = {}
+        return {}, []
+    verdicts: dict[int, Answer] = {}
 
     def validate(args: dict[str, Any]) -> list[Finding]:
         try:
@@ -164,8 +185,9 @@ def verify_findings(
             raise ValueError(f"indexes {out_of_range} are not findings; number 1 to {len(chosen)}")
         verdicts.clear()
         for v in parsed.verdicts:
-            verdicts[v.index] = (v.verdict, sanitize(v.reason).replace("\n", " "),
-                                 v.confidence, v.severity)
+            verdicts[v.index] = Answer(DISMISSED if v.verdict == "dismiss" else CONFIRMED,
+                                       sanitize(v.reason).replace("\n", " "), v.confidence,
+                                       v.severity)
         return []
 
     task = (f"Findings to verify:\n<<<UNTRUSTED {boundary}\n{_listing(chosen)}\n\n"
@@ -181,14 +203,7 @@ def verify_findings(
     try:
         loop.review(request, usage)
     except (EvaluationError, LLMError, SecreviewError, OSError) as exc:
-        return (untriaged(findings, f"{check.who} could not verify it: {exc}", check.chosen),
+        return (unchecked(chosen, f"{check.who} could not verify it: {exc}", check.chosen),
                 request.transcript)
-    decided: dict[int, Finding] = {}
-    for i, finding in enumerate(chosen, start=1):
-        verdict, reason, sure, severity = verdicts.get(
-            i, ("confirm", "no verdict given; kept", None, None))
-        state = "dismissed" if verdict == "dismiss" else "confirmed"
-        # An adjusted severity is a claim: the record makes it a severity change for decide.
-        decided[id(finding)] = replace(finding, triage=state, triage_reason=reason,
-                                       triage_confidence=sure, triage_severity=severity)
-    return [decided.get(id(f), f) for f in findings], request.transcript
+    return ({f.fingerprint: verdicts.get(i, Answer(CONFIRMED, "no verdict given; kept"))
+             for i, f in enumerate(chosen, start=1)}, request.transcript)
