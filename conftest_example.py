@@ -39,7 +39,9 @@ ACCEPTED_RISKS = {
 def pytest_secreview_filter_finding(finding: Finding, item: pytest.Item) -> bool | None:
     """3. Drop findings your team has accepted. Return False to drop, None to keep.
 
-    Keep this list short and reviewed: a dropped finding is not reported anywhere.
+    Keep this list short and reviewed: a dropped finding fails nothing and is kept in every
+    report as suppressed ("filtered"). For a baseline that survives edits, the baseline
+    file is the better tool (docs/configuration.md).
     """
     if (finding.rule, finding.path) in ACCEPTED_RISKS:
         return False

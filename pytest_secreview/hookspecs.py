@@ -23,5 +23,8 @@ def pytest_secreview_filter_finding(finding: Finding, item: pytest.Item) -> bool
     """Return ``False`` to drop ``finding`` (an accepted risk, a known false positive).
 
     Called on the process that evaluates ``item`` for every finding, deterministic or from
-    the model. Return ``None`` (or nothing) to keep it. Dropped findings are not reported.
+    the model. Return ``None`` (or nothing) to keep it. A dropped finding is given no second
+    look and stays in every report as suppressed ("filtered"), failing nothing; in a job
+    where pytest ran code the pull request changes (a ``conftest.py``, its configuration),
+    the drop is the pull request's and does not count at or above the fail threshold.
     """

@@ -16,10 +16,10 @@ import pytest
 
 from .core.decide import Policy, decide
 from .core.findings import Finding
-from .core.record import ItemRecord
+from .core.record import ItemRecord, Origin
 from .diff.model import Diff, FileDiff
 from .errors import RuleError
-from .evaluation.evaluate import Evaluation, Reviewer, evaluate
+from .evaluation.evaluate import KEEP_ALL, Evaluation, FindingFilter, Reviewer, evaluate
 from .evaluation.record import item_record
 from .options import Settings
 from .rules.loader import RuleFiles, RuleSource
@@ -179,16 +179,40 @@ class ReviewState:
                                     self.triage.dataflow_files(rule, self.taint_files),
                                     self.prepared)
 
+    @cached_property
+    def pr_code_ran(self) -> bool:
+        """True when pytest's start-up imported, read or loaded something this pull request
+        changes (a ``conftest.py``, its configuration file, a plugin entry point: the
+        summary's first lines name it), so the job's hooks may be the pull request's."""
+        import os
+
+        from . import steering
+
+        return any(e.ran for e in steering.exposure(
+            steering.touched(self.diff), steering.hardening_of(self.config, self.repo,
+                                                               os.environ)))
+
+    def finding_filter(self, item: pytest.Item) -> FindingFilter:
+        """The job's ``pytest_secreview_filter_finding`` hook (given ``item``) as a judge:
+        trusted as the job's own (origin ``conftest``) unless code of the pull request ran in
+        pytest's start-up (:attr:`pr_code_ran`; origin ``pr-files``)."""
+        hook = self.config.hook.pytest_secreview_filter_finding
+        if not hook.get_hookimpls():
+            return KEEP_ALL
+
+        def keeps(finding: Finding) -> bool:
+            return hook(finding=finding, item=item) is not False
+
+        if self.pr_code_ran:
+            return FindingFilter(keeps, Origin.PR_FILES, (
+                "dropped by the pytest_secreview_filter_finding hook in a job where pytest "
+                "ran code this pull request changes (named at the top of the summary)"))
+        return FindingFilter(keeps)
+
     def evaluate(self, item: pytest.Item, target: Target) -> Evaluation:
-        """Evaluate ``item``'s ``target``, applying the team's
-        ``pytest_secreview_filter_finding`` hook (which is given the item)."""
-
-        def keep(finding: Finding) -> bool:
-            verdict = self.config.hook.pytest_secreview_filter_finding(
-                finding=finding, item=item
-            )
-            return verdict is not False
-
+        """Evaluate ``item``'s ``target``, judged by the job's
+        ``pytest_secreview_filter_finding`` hook (:meth:`finding_filter`)."""
+        keep = self.finding_filter(item)
         if self.agent is not None:
             from .evaluation.review import share_rules
 

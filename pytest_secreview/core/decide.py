@@ -59,7 +59,8 @@ __all__ = ["Exclusion", "IntentDecision", "Outcome", "Policy", "Refusal", "Verdi
            "intent_decision", "judge_change", "judge_exclusion", "judge_lowering"]
 
 #: Origins that speak for the base revision: the only ones that may lower a credential.
-_BASE_ORIGINS = frozenset({Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS})
+_BASE_ORIGINS = frozenset({Origin.BASELINE, Origin.BASE_COMMENT, Origin.SETTINGS,
+                           Origin.CONFTEST})
 #: The origins that may exclude a file from a rule.
 _EXCLUDING = frozenset({Origin.BASE_IGNORE, Origin.DEFAULTS, Origin.SETTINGS})
 _MODEL_ORIGINS = frozenset({Origin.MODEL, Origin.VERIFIER})
@@ -157,8 +158,8 @@ def judge_lowering(kind: ChangeKind, origin: Origin, target: Target, *, credenti
     ``target``, may apply, else why not. It judges both who lowers and what it is applied to:
 
     - a credential (``credential``) is lowered only by what speaks for the base revision (its
-      baseline, a comment already there, the trusted settings), and only for what that source
-      saw; it is never excluded;
+      baseline, a comment already there, the trusted settings, the job's hooks when nothing
+      of the pull request's ran), and only for what that source saw; it is never excluded;
     - at or above the threshold (``at_threshold``), a trusted origin lowers; one that speaks
       for what the base revision held (:data:`~.record.SEEN_BY_SOURCE`) only a target the
       base had (:attr:`~.record.Target.BASE`), never one the pull request changed or created;
@@ -238,7 +239,8 @@ def decide(record: ItemRecord, policy: Policy) -> Verdict:
 
 
 #: The changes that suppress a finding (one of them holds: :func:`_suppressed`).
-_SUPPRESSING = frozenset({ChangeKind.SUPPRESS, ChangeKind.BASELINE, ChangeKind.EXCLUDE})
+_SUPPRESSING = frozenset({ChangeKind.SUPPRESS, ChangeKind.BASELINE, ChangeKind.EXCLUDE,
+                          ChangeKind.FILTER})
 #: Which suppression is judged first when several name one finding: the base revision's own
 #: word on code it saw (a comment already there, then its baseline), then what the pull
 #: request's author wrote.
@@ -297,6 +299,8 @@ def _apply(change: Change, finding: Finding) -> Finding:
         return replace(finding, suppression="baseline", suppression_reason=change.reason)
     if kind is ChangeKind.EXCLUDE:
         return replace(finding, suppression="excluded", suppression_reason=change.reason)
+    if kind is ChangeKind.FILTER:
+        return replace(finding, suppression="filtered", suppression_reason=change.reason)
     if kind in (ChangeKind.DISMISS, ChangeKind.CONFIRM):
         state = "dismissed" if kind is ChangeKind.DISMISS else "confirmed"
         return replace(finding, triage=state, triage_reason=change.reason,

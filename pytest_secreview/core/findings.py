@@ -129,8 +129,9 @@ class Finding:
     #: inline.
     below_min_confidence: bool = False
     #: Muted by the team: "inline" (a ``secreview: ignore[rule] reason`` comment in the
-    #: code), "baseline" (an entry of ``--secreview-baseline``) or "excluded" (a path
-    #: exclusion), with the reason or the baseline's note. Kept in every report as suppressed
+    #: code), "baseline" (an entry of ``--secreview-baseline``), "excluded" (a path
+    #: exclusion) or "filtered" (the job's ``pytest_secreview_filter_finding`` hook), with
+    #: the reason or the baseline's note. Kept in every report as suppressed
     #: and never failing an item. ``suppression_added``: the pull request's author wrote the
     #: comment (it added it, or changed the statement under it), shown as such.
     suppression: str | None = None

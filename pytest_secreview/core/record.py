@@ -63,6 +63,7 @@ class ChangeKind(StrEnum):
     EXCLUDE = "exclude"  # its file is one the rule does not see (see decide.judge_exclusion)
     REUSE = "reuse"  # the answer came from the evaluation cache or another item's verdict
     #                  (lowers nothing)
+    FILTER = "filter"  # the job's pytest_secreview_filter_finding hook dropped it
     UNCHECKED = "unchecked"  # a second look was due and not given (no model, --secreview-
     #                          verify=false, the model failed): why, in the reason (lowers
     #                          nothing)
@@ -70,7 +71,7 @@ class ChangeKind(StrEnum):
 
 #: The kinds that lower a finding (a severity change lowers when it goes down).
 LOWERING = frozenset({ChangeKind.SUPPRESS, ChangeKind.BASELINE, ChangeKind.DISMISS,
-                      ChangeKind.MIN_CONFIDENCE, ChangeKind.EXCLUDE})
+                      ChangeKind.MIN_CONFIDENCE, ChangeKind.EXCLUDE, ChangeKind.FILTER})
 
 
 class Origin(StrEnum):
@@ -82,6 +83,8 @@ class Origin(StrEnum):
     MAINTAINER_COMMENT = "maintainer-comment"  # added by the PR; its author has write access
     PR_COMMENT = "pr-comment"  # added by the PR; its author's write access is not established
     SETTINGS = "settings"  # the trusted settings (the base's configuration, the command line)
+    CONFTEST = "conftest"  # the job's pytest hooks, when nothing of the pull request's ran
+    #                        in pytest's start-up (else PR_FILES)
     BASE_IGNORE = "base-ignore"  # an ignore file read from the base revision
     DEFAULTS = "defaults"  # the review's own defaults (vendored, minified, generated files)
     PR_FILES = "pr-files"  # anything the pull request can place in the work tree
@@ -94,8 +97,8 @@ class Origin(StrEnum):
 #: what the pull request controls (its files, its text, a model's answer steered by them,
 #: what it can place in the work tree or a cache).
 TRUSTED = frozenset({Origin.BASELINE, Origin.PRECEDENT, Origin.BASE_COMMENT,
-                     Origin.MAINTAINER_COMMENT, Origin.SETTINGS, Origin.BASE_IGNORE,
-                     Origin.DEFAULTS})
+                     Origin.MAINTAINER_COMMENT, Origin.SETTINGS, Origin.CONFTEST,
+                     Origin.BASE_IGNORE, Origin.DEFAULTS})
 
 
 #: The trusted origins that speak for what the base revision held (an entry of its baseline, a

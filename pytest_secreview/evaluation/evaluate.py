@@ -4,14 +4,14 @@ errors, never that it passes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..agent.output import AgentOutput
 from ..core.findings import Finding, number_occurrences
 from ..core.problems import one_per_problem
-from ..core.record import Change
+from ..core.record import Change, ChangeKind, Origin
 from ..errors import EvaluationError
 from ..rules.matcher import DataflowTarget, Target
 from ..usage_counts import USAGE_COUNTS
@@ -53,6 +53,27 @@ class Evaluation:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class FindingFilter:
+    """The job's ``pytest_secreview_filter_finding`` hook as a judge: the findings it drops
+    are kept, each with a ``filter`` change of ``origin`` (``conftest``, or ``pr-files``
+    when code of the pull request ran in pytest's start-up and may be the hook), which
+    ``core.decide`` judges like any lowering."""
+
+    keeps: Callable[[Finding], bool]
+    origin: Origin = Origin.CONFTEST
+    why: str = "dropped by the pytest_secreview_filter_finding hook"
+
+    def changes(self, findings: Sequence[Finding]) -> tuple[Change, ...]:
+        """A ``filter`` change for each of ``findings`` the hook drops."""
+        return tuple(Change(f.fingerprint, ChangeKind.FILTER, self.origin, self.why)
+                     for f in findings if not self.keeps(f))
+
+
+#: No hook: every finding is kept.
+KEEP_ALL = FindingFilter(lambda finding: True)
+
+
 class Reviewer(Protocol):
     """The model review of a session (``ReviewState.agent``), present when a model is
     configured: one model (:class:`~.review.ModelReviewer`) or several
@@ -81,12 +102,13 @@ class Reviewer(Protocol):
 def evaluate(
     target: Target,
     agent: Reviewer | None,
-    keep: Callable[[Finding], bool] = lambda f: True,
+    keep: FindingFilter = KEEP_ALL,
     scanners: ScannerSession | None = None,
     taint: TaintSession | None = None,
     deterministic_review: bool = False,
 ) -> Evaluation:
-    """Evaluate ``target``. ``keep`` is the team's finding filter (a conftest hook);
+    """Evaluate ``target``. ``keep`` is the job's finding filter (a conftest hook: what it
+    drops is kept with a ``filter`` change, and given no second look);
     ``scanners`` runs a rule's ``scanner:`` (once per session); ``taint`` (the review's
     dataflow session) runs the rule's ``taint:`` section; ``agent`` (None: no model) reviews
     the rules that need a model and takes the second look. ``deterministic_review``: no
@@ -108,7 +130,7 @@ def evaluate(
     if target.rule.scanner is not None:  # an external scanner's findings are deterministic too
         from ..scanners.session import scan_target
 
-        scan = scan_target(target, scanners, [f for f in deterministic if keep(f)])
+        scan = scan_target(target, scanners, deterministic)
         deterministic = [*deterministic, *scan.findings]
     findings = list(deterministic)
     mode = "deterministic"
@@ -135,29 +157,37 @@ def evaluate(
         usage = {**usage, "scanner": scan.info}
         if scan.note:
             not_reviewed = f"{scan.note}; {not_reviewed}" if not_reviewed else scan.note
-    # Identical lines are told apart first: a change names its finding by fingerprint.
-    kept = number_occurrences(sorted(one_per_problem(f for f in findings if keep(f)),
-                                     key=Finding.sort_key))
-    verdicts, usage = _triage(target, kept, usage, agent)
-    return Evaluation(tuple(kept), mode, usage, not_reviewed, cached=cached,
+    kept, dropped = _problems(findings, keep)
+    filtered = {change.fingerprint for change in dropped}
+    verdicts, usage = _triage(target, [f for f in kept if f.fingerprint not in filtered],
+                              usage, agent)
+    return Evaluation(kept, mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent, assessments=assessments,
-                      changes=verdicts)
+                      changes=(*dropped, *verdicts))
 
 
-def _partial(exc: EvaluationError, found: list[Finding], keep: Callable[[Finding], bool]
-             ) -> Evaluation:
+def _problems(findings: Iterable[Finding], keep: FindingFilter
+              ) -> tuple[tuple[Finding, ...], tuple[Change, ...]]:
+    """Each problem once (:func:`~..core.problems.one_per_problem`), worst first, identical
+    lines told apart (a change names its finding by fingerprint), and the ``filter``
+    changes of the ones ``keep`` drops."""
+    kept = tuple(number_occurrences(sorted(one_per_problem(findings), key=Finding.sort_key)))
+    return kept, keep.changes(kept)
+
+
+def _partial(exc: EvaluationError, found: list[Finding], keep: FindingFilter) -> Evaluation:
     """The evaluation of a broken model review: what the patterns found still stands (with
     several models, what their consensus counted too), with what was spent and why it
     broke."""
-    kept = sorted(one_per_problem(f for f in found if keep(f)), key=Finding.sort_key)
+    kept, dropped = _problems(found, keep)
     usage = dict(exc.usage_record or {})
-    return Evaluation(tuple(kept), usage.get("mode", "error"), usage,
+    return Evaluation(kept, usage.get("mode", "error"), usage,
                       not_reviewed=f"model review failed: {exc}",
-                      assessments=tuple(exc.assessments), error=str(exc))
+                      assessments=tuple(exc.assessments), error=str(exc), changes=dropped)
 
 
 def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,
-                   keep: Callable[[Finding], bool]) -> Evaluation:
+                   keep: FindingFilter) -> Evaluation:
     """A rule's flows in the files its grep selected nothing in: the dataflow alone decides."""
     findings: list[Finding] = []
     why: list[str] = []
@@ -166,8 +196,8 @@ def _dataflow_only(target: DataflowTarget, taint: TaintSession | None,
         findings += flows
         if not_analysed:
             why.append(f"{part.file.path}: {not_analysed}")
-    kept = sorted(one_per_problem(f for f in findings if keep(f)), key=Finding.sort_key)
-    return Evaluation(tuple(kept), "deterministic", {}, "; ".join(why) or None)
+    kept, dropped = _problems(findings, keep)
+    return Evaluation(kept, "deterministic", {}, "; ".join(why) or None, changes=dropped)
 
 
 def _triage(target: Target, findings: list[Finding], usage: dict[str, Any],

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..core.findings import Finding
+from ..core.findings import Finding, number_occurrences
 from ..diff.model import FileDiff
 from ..errors import GitError
 from ..evaluation.evaluate import Evaluation
@@ -70,14 +70,15 @@ class UnreviewedItem(ReviewItem):
                 not_code = None
         if cut:
             note += f" (stopped after {MAX_STREAMED_FINDINGS} findings)"
-        hook = self.config.hook.pytest_secreview_filter_finding
-        findings = [f for f in found if hook(finding=f, item=self) is not False]
+        findings = tuple(number_occurrences(found))
         # An ignored file or known media whose scan ran is not a gap.
-        evaluation = Evaluation(tuple(findings), "deterministic", not_reviewed=(
-            note if self.ignored is None and not_code is None else None))
+        evaluation = Evaluation(findings, "deterministic", not_reviewed=(
+            note if self.ignored is None and not_code is None else None),
+            changes=review.finding_filter(self).changes(findings))
         if review.quiet is not None:  # the baseline mutes here too (the file is not read)
             quieted = review.quiet.apply(findings, inline=False, writer=review.author_writes)
-            evaluation = replace(evaluation, findings=quieted.findings, changes=quieted.changes)
+            evaluation = replace(evaluation, findings=quieted.findings,
+                                 changes=(*evaluation.changes, *quieted.changes))
         self.verdict = self.conclude(item_record(self.nodeid, evaluation, rule=None,
                                                  path=self.file.path))
         self.note = note

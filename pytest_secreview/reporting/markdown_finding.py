@@ -151,4 +151,8 @@ def suppressed_label(finding: FindingReport) -> str:
                 else "suppressed by a comment in the code")
     if finding.suppression == "baseline":
         return "in the baseline"
+    if finding.suppression == "excluded":
+        return "excluded: the rule does not see this file"
+    if finding.suppression == "filtered":
+        return "dropped by the pytest_secreview_filter_finding hook"
     return "dismissed by the model"

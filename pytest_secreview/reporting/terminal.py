@@ -271,6 +271,10 @@ def _suppressed_mark(finding: Finding) -> str:
         return f"  [suppressed inline{added}]"
     if finding.suppression == "baseline":
         return "  [in the baseline]"
+    if finding.suppression == "excluded":
+        return "  [excluded: the rule does not see this file]"
+    if finding.suppression == "filtered":
+        return "  [dropped by the pytest_secreview_filter_finding hook]"
     return "  [dismissed by the model]" if finding.dismissed else ""
 
 
