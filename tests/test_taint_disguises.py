@@ -32,6 +32,19 @@ def view():
     ev(request.args["x"])  # VULN
     ev = len
     ev(request.args["x"])
+    ev = eval
+    ev = handlers = {}
+    ev(request.args["x"])
+"""),
+    ("a-module-alias-survives-an-optional-import", "unsafe-deserialization", FLASK + """
+try:
+    import yaml
+except ImportError:
+    yaml = None
+codec = __import__('pickle')
+def view():
+    codec.loads(request.data)  # VULN
+    yaml.load(request.data)  # VULN
 """),
     ("a-module-alias-of-exec-and-of-a-sink", "code-injection", FLASK + """
 run = exec

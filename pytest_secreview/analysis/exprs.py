@@ -458,6 +458,8 @@ class Evaluator:
             return
         root, path = where
         self.state.write(root, path, taint)
+        if not path:
+            self._alias(root, value)
         built, self.built = self.built, None
         if built is not None and not path and isinstance(value, ir.Call):
             self.state.write(root, "", CLEAN)  # the object is its fields
@@ -484,7 +486,6 @@ class Evaluator:
             for key, sub in self.state.vars[value.id].items():
                 self.state.vars[root][key] = extend(sub, Step(self.path, line, "step"))
         elif not path:
-            self._alias(root, value)
             if isinstance(value, ir.Call) and isinstance(value.func, ir.Name | ir.Sub):
                 func = value.func.obj if isinstance(value.func, ir.Sub) else value.func
                 if isinstance(func, ir.Name):  # x = Backup(...): x is a Backup

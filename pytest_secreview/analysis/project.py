@@ -397,12 +397,11 @@ def _index(path: str, module: ir.Module) -> ModuleInfo:
                         mod if alias != mod.split(".")[0] else alias)
             elif isinstance(stmt, ir.Assign) and top and len(stmt.targets) == 1 and isinstance(
                     stmt.targets[0], ir.Name):
+                # An import under another name. A later value does not undo an import
+                # (``except ImportError: yaml = None`` keeps ``yaml`` the module).
                 named = _module_alias(stmt.value, imports)
-                target = stmt.targets[0].id
                 if named is not None:
-                    imports[target] = named
-                elif target in imports:  # rebound to a value: no longer the name
-                    del imports[target]
+                    imports[stmt.targets[0].id] = named
             elif isinstance(stmt, ir.FuncDef):
                 defs.append(stmt)
                 owners[id(stmt)] = owner
