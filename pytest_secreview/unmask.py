@@ -22,9 +22,13 @@ import base64
 import binascii
 import re
 
-#: A one-line string literal (not an f-string: its parts are code, not constants).
+#: A one-line string literal (not an f-string: its parts are code, not constants). An opening
+#: quote without its closing one matches too, to the end of the line, with no ``end``: so every
+#: quote starts at most one scan and a line of unclosed quotes costs linear time, not
+#: quadratic (:func:`_closed` tells the two apart).
 _LITERAL = re.compile(
-    r"""(?<![\w'"])(?P<prefix>[rRbBuU]{0,2})(?P<quote>'|")(?P<body>(?:[^'"\\\n]|\\.|(?!(?P=quote))['"])*)(?P=quote)"""
+    r"""(?<![\w'"])(?P<prefix>[rRbBuU]{0,2})(?P<quote>'|")"""
+    r"""(?P<body>(?:[^'"\\\n]|\\.|(?!(?P=quote))['"])*)(?P<end>(?P=quote))?"""
 )
 #: Between two literals Python joins: nothing but blanks, or a ``+``.
 _JOINER = re.compile(r"\s*(\+\s*)?")
@@ -58,6 +62,11 @@ _TOKEN = re.compile(r"[\x21-\x7e]{12,}")
 #: line with neither is left alone (most lines, at the cost of one scan).
 _CUES = ("'", '"', ";")
 _PASSES = 4
+#: Longer lines (minified bundles, data) are read as written: the folding is linear but not
+#: free, and the raw and NFKC readings still apply to them. A disguise in such a line is left
+#: to the model and the scanners.
+MAX_LINE = 8192
+_MAX_ALIASES = 4
 
 
 def unmask(text: str) -> str:
@@ -68,7 +77,7 @@ def unmask(text: str) -> str:
     constant attribute by the attribute, ``builtins.eval`` by ``eval``, ``['sh', '-c', cmd]``
     by ``cmd, shell=True``, a callable renamed on the line by its name where the line calls
     it, and base64 and hex literals that decode to one printable token by the token."""
-    if not any(cue in text for cue in _CUES):
+    if len(text) > MAX_LINE or not any(cue in text for cue in _CUES):
         return text
     plain = text
     for _ in range(_PASSES):
@@ -93,6 +102,10 @@ def _fold(text: str) -> str:
     pos = 0
     run: list[re.Match[str]] = []
     for match in _LITERAL.finditer(text):
+        if not _closed(match):
+            pos = _flush(text, run, out, pos)
+            run = []
+            continue
         if run and _JOINER.fullmatch(text, run[-1].end(), match.start()) and _joinable(
                 run[-1], match):
             run.append(match)
@@ -102,6 +115,10 @@ def _fold(text: str) -> str:
     pos = _flush(text, run, out, pos)
     out.append(text[pos:])
     return "".join(out)
+
+
+def _closed(match: re.Match[str]) -> bool:
+    return match.group("end") is not None
 
 
 def _joinable(left: re.Match[str], right: re.Match[str]) -> bool:
@@ -125,7 +142,9 @@ def _reverse(match: re.Match[str]) -> str:
 
 
 def _aliases(text: str) -> str:
-    for found in _ALIAS.finditer(text):
+    # A few per line: a disguise needs one, and minified code (``;a=b;c=d;...``) must not
+    # make each of thousands rewrite the rest of a long line.
+    for found in list(_ALIAS.finditer(text))[:_MAX_ALIASES]:
         alias, target = found.group("alias"), found.group("target")
         if alias == target:
             continue
@@ -135,8 +154,7 @@ def _aliases(text: str) -> str:
 
 
 def _decode(match: re.Match[str]) -> str:
-    body = match.group("body")
-    decoded = _decoded(body)
+    decoded = _decoded(match.group("body")) if _closed(match) else None
     if decoded is None:
         return match.group(0)
     return f"{match.group('prefix')}{match.group('quote')}{decoded}{match.group('quote')}"

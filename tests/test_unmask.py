@@ -8,7 +8,7 @@ import base64
 import pytest
 
 from pytest_secreview.textnorm import readings, variants
-from pytest_secreview.unmask import unmask
+from pytest_secreview.unmask import MAX_LINE, unmask
 
 from .conftest import aws_key_id
 
@@ -72,3 +72,9 @@ def test_a_line_without_a_disguise_is_the_same_object() -> None:
     text = "total = price * quantity"
     assert unmask(text) is text
     assert variants([text]) == [text]
+
+
+def test_a_line_longer_than_the_limit_is_read_as_written() -> None:
+    # Minified code and data lines: the raw and NFKC readings apply, the folding does not.
+    text = "x = '" + "a" * MAX_LINE + "' + 'b'"
+    assert unmask(text) is text
