@@ -7,13 +7,13 @@ A pull request can hide ``os.system(cmd)`` as ``getattr(__import__('o' + 's'), '
 reversed one. Python runs each exactly as the plain form; a pattern written for the plain form
 sees none of them. :func:`unmask` rewrites one line into its plain form, so the rule pack's own
 patterns (and matchers) read it as well as the raw and NFKC-normalised text
-(:func:`pytest_secreview.textnorm.variants`), and every rule keeps its id and severities.
+(:func:`pytest_secreview.textnorm.readings`), and every rule keeps its id and severities.
 
 Only constant expressions are folded: what the line computes from data stays as written, so a
 safe twin (``getattr(obj, 'name')``, ``['ls', '-l', path]``, a base64 string that decodes to
-prose) reads the same plain or raw. The rewrite is line-local and bounded (a few passes over one
-line, with expressions whose branches never overlap, so no input makes them backtrack); the
-taint engine does the same folding on the parsed code, across lines (``analysis/exprs.py``).
+prose) reads the same plain or raw. The rewrite is line-local and bounded: a few passes over a
+line of at most :data:`MAX_LINE` characters, each linear in it. The taint engine does the same
+folding on the parsed code, across lines (``analysis/exprs.py``).
 """
 
 from __future__ import annotations
