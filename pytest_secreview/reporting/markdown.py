@@ -364,7 +364,8 @@ def _evidence_lines(evidence: RiskEvidenceReport) -> list[str]:
         lines.append(f"- {inline_code(where, 200)} {escape_text(entry.category, 40, one_line=True)}"
                      f" · {escape_text(entry.signal, 100, one_line=True)}{side}: "
                      f"{inline_code(entry.text, 200)}")
-    hidden = len(evidence.items) - _EVIDENCE_LIMIT + evidence.truncated
+    # Past the listed ones, and the matches the caps kept out of items altogether.
+    hidden = max(0, len(evidence.items) - _EVIDENCE_LIMIT) + evidence.truncated
     if hidden > 0:
         lines.append(f"- … and {hidden} more in the JSON report")
     return [*lines, ""]

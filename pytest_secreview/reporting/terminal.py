@@ -160,7 +160,7 @@ def write_unjudged_evidence(tr: TerminalReporter, review: ReviewView) -> None:
             f"this is no verdict and fails nothing): {counts}", yellow=True)
     for item in evidence.items[:MAX_EVIDENCE]:
         tr.line(f"  {one_line(item.describe())}")
-    hidden = len(evidence.items) - MAX_EVIDENCE + evidence.truncated
+    hidden = max(0, len(evidence.items) - MAX_EVIDENCE) + evidence.truncated
     if hidden > 0:
         tr.line(f"  ... and {hidden} more in summary.json (risk_evidence)")
 
