@@ -30,6 +30,7 @@ from .rules.parse import parse_rules
 if TYPE_CHECKING:  # each layer loads when the review first needs it
     from .agent.guidance import Guidance
     from .analysis.session import TaintSession
+    from .audit.evidence import RiskEvidence
     from .fix.run import Fixer
     from .scanners.session import ScannerSession
     from .suppression.apply import Quiet
@@ -165,6 +166,22 @@ class ReviewState:
     def deterministic_review(self) -> bool:
         """No model is configured: what only a model can do is not collected."""
         return not self.settings.model
+
+    @cached_property
+    def intent_evidence(self) -> RiskEvidence | None:
+        """Without a model: the intent audit's deterministic risk evidence, computed once (on
+        the controller, when the outputs first ask) and reported apart from every item, with
+        no verdict (no model judged the intent; it passes and fails nothing). None with a
+        model (the intent item carries its evidence with its verdict), when no
+        pull-request-scoped rule is loaded, or when the change has no file: when an intent
+        item would not have been made (:func:`~.collection.intent_items`)."""
+        if not self.deterministic_review or not self.diff.files:
+            return None
+        if not any(rule.scope == "pull_request" for rule in self.rules):
+            return None
+        from .audit.evidence import collect_evidence
+
+        return collect_evidence(self.diff)
 
     def targets(self, rule: Rule) -> list[Target]:
         """The items of ``rule``: the triage plan's targets, plus one item for the files where

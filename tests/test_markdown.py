@@ -12,7 +12,14 @@ from pytest_secreview.core.severity import Severity
 from pytest_secreview.reporting.markdown import to_markdown
 from pytest_secreview.reporting.markdown_finding import render_comment_template
 from pytest_secreview.reporting.markdown_text import code_block, escape_text, inline_code, safe_url
-from pytest_secreview.reporting.model import NotReviewed, Report, RuleReport, Usage
+from pytest_secreview.reporting.model import (
+    EvidenceReport,
+    NotReviewed,
+    Report,
+    RiskEvidenceReport,
+    RuleReport,
+    Usage,
+)
 from tests.fake_github import make_finding, make_report, make_token
 
 ZWSP = "\u200b"
@@ -75,6 +82,41 @@ def test_hostile_text_is_inert_in_every_field(hostile: str) -> None:
                        resolved=[{"title": hostile, "path": hostile, "severity": "HIGH"}])
     assert_inert(text)
     assert "\x1b" not in text and "\r" not in text and "\u202e" not in text
+
+
+def _evidence(n: int, truncated: int = 0, text: str = "requests.post(url)",
+              category: str = "network", signal: str = "HTTP client call",
+              path: str = "app/net.py") -> RiskEvidenceReport:
+    return RiskEvidenceReport(
+        categories=[category], counts={category: n + truncated}, truncated=truncated,
+        items=[EvidenceReport(category=category, signal=signal, path=path, line=i + 1,
+                              side="added", text=text) for i in range(n)])
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_text_is_inert_in_the_evidence_no_model_judged(hostile: str) -> None:
+    evidence = _evidence(2, text=hostile, category=hostile, signal=hostile, path=hostile)
+    text = to_markdown(make_report([], risk_evidence=evidence), link_base=LINK_BASE)
+    assert "### Intent audit: risk evidence, not judged" in text
+    assert_inert(text)
+    assert "\x1b" not in text and "\r" not in text and "\u202e" not in text
+
+
+@pytest.mark.parametrize(("listed", "truncated", "more"), [
+    (5, 15, "- … and 15 more in the JSON report"),  # the caps kept 15 matches out of items
+    (20, 3, "- … and 8 more in the JSON report"),  # 5 past the 15 listed, and 3
+    (15, 0, None),
+])
+def test_the_evidence_no_model_judged_counts_what_it_does_not_list(
+        listed: int, truncated: int, more: str | None) -> None:
+    text = to_markdown(make_report([], risk_evidence=_evidence(listed, truncated)))
+    assert text.count("HTTP client call") == min(listed, 15)
+    assert (more in text) if more else ("more in the JSON report" not in text)
+    assert text.startswith("## 🟢 ")  # evidence with no verdict turns nothing red or yellow
+
+
+def test_no_evidence_block_without_a_signal() -> None:
+    assert "Intent audit" not in to_markdown(make_report([], risk_evidence=_evidence(0)))
 
 
 def test_hostile_title_cannot_close_our_details_block() -> None:

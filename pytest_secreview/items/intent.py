@@ -3,8 +3,10 @@
 (:mod:`..audit`); its record carries the verdict and :func:`~..core.decide.decide` judges it
 like any other item's (the gate is :func:`~..core.decide.intent_decision`): MATCH passes, LIE
 fails, SUSPICIOUS fails or warns by ``--secreview-intent-gate``, ERROR is an error. With no
-model the evidence is still reported and the item is unreviewed: skipped with that reason, or
-failed under ``--secreview-unreviewed=fail``.
+model no intent item is made: the controller computes the evidence once and every summary
+reports it without a verdict (the review's ``intent_evidence``, the report's
+``risk_evidence``). An item that finds no reviewer anyway is unreviewed: skipped with that
+reason, or failed under ``--secreview-unreviewed=fail``.
 """
 
 from __future__ import annotations

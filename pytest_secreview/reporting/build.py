@@ -17,6 +17,7 @@ from .model import (
     NotCode,
     NotReviewed,
     Report,
+    RiskEvidenceReport,
     RuleReport,
     Usage,
 )
@@ -84,7 +85,17 @@ def build_report(review: ReviewView, summary: Summary, pr: PullRequest | None) -
         usage=Usage(**summary.usage_totals()),
         notes=[*review.rule_files.notes, *coverage_notes(review)],
         review_kind=review_kind(review),
+        risk_evidence=unjudged_evidence(review),
     )
+
+
+def unjudged_evidence(review: ReviewView) -> RiskEvidenceReport | None:
+    """The intent audit's risk evidence when no model judges it (the review's
+    ``intent_evidence``, computed once), in the report's one representation of evidence."""
+    evidence = review.intent_evidence
+    if evidence is None:
+        return None
+    return RiskEvidenceReport.model_validate(evidence.to_json())
 
 
 def settled_gaps(review: ReviewView, summary: Summary) -> list[Gap]:

@@ -31,7 +31,7 @@ from .markdown_layout import (
     shorten,
 )
 from .markdown_text import display_safe, escape_text, inline_code
-from .model import FindingReport, ItemReport, Outcome, Report
+from .model import FindingReport, ItemReport, Outcome, Report, RiskEvidenceReport
 
 _LIST_LIMIT = 10  # paths shown per "not reviewed" reason
 _REASONS_LIMIT = 25
@@ -352,23 +352,29 @@ _EVIDENCE_LIMIT = 15
 _VERDICT_ICON = {"MATCH": "✅", "SUSPICIOUS": "⚠️", "LIE": "🛑", "ERROR": "❗"}
 
 
+def _evidence_lines(evidence: RiskEvidenceReport) -> list[str]:
+    """The deterministic evidence: its counts, then its first places (every text from the
+    pull request escaped)."""
+    counts = ", ".join(f"{escape_text(name, 40, one_line=True)} ({count})"
+                       for name, count in sorted(evidence.counts.items()))
+    lines = [f"**Risk evidence** (deterministic, from the diff alone): {counts or 'none'}", ""]
+    for entry in evidence.items[:_EVIDENCE_LIMIT]:
+        where = f"{entry.path}:{entry.line}" if entry.line else entry.path
+        side = " (removed)" if entry.side == "removed" else ""
+        lines.append(f"- {inline_code(where, 200)} {escape_text(entry.category, 40, one_line=True)}"
+                     f" · {escape_text(entry.signal, 100, one_line=True)}{side}: "
+                     f"{inline_code(entry.text, 200)}")
+    # Past the listed ones, and the matches the caps kept out of items altogether.
+    hidden = max(0, len(evidence.items) - _EVIDENCE_LIMIT) + evidence.truncated
+    if hidden > 0:
+        lines.append(f"- … and {hidden} more in the JSON report")
+    return [*lines, ""]
+
+
 def _intent_lines(item: ItemReport) -> list[str]:
     lines: list[str] = []
-    evidence = item.risk_evidence
-    if evidence is not None:
-        counts = ", ".join(f"{name} ({count})" for name, count in sorted(evidence.counts.items()))
-        lines += [f"**Risk evidence** (deterministic, from the diff alone): {counts or 'none'}",
-                  ""]
-        for entry in evidence.items[:_EVIDENCE_LIMIT]:
-            where = f"{entry.path}:{entry.line}" if entry.line else entry.path
-            side = " (removed)" if entry.side == "removed" else ""
-            lines.append(f"- {inline_code(where, 200)} {entry.category} · "
-                         f"{escape_text(entry.signal, 100, one_line=True)}{side}: "
-                         f"{inline_code(entry.text, 200)}")
-        hidden = len(evidence.items) - _EVIDENCE_LIMIT + evidence.truncated
-        if hidden > 0:
-            lines.append(f"- … and {hidden} more in the JSON report")
-        lines.append("")
+    if item.risk_evidence is not None:
+        lines += _evidence_lines(item.risk_evidence)
     if not item.assessments:
         why = escape_text(item.reason or item.outcome, 300, one_line=True)
         lines.append(f"**Judgment:** none ({why})")
@@ -383,11 +389,23 @@ def _intent_lines(item: ItemReport) -> list[str]:
     return lines
 
 
+#: Said above the evidence no model judged: what it is not.
+UNJUDGED = ("No model judged whether the change does what its title and description say (no "
+            "model is configured): these signals come from the diff alone and carry no "
+            "verdict; they pass and fail nothing. Set `--secreview-model` to have the intent "
+            "audit judge them.")
+
+
 def _intent_block(report: Report) -> str | None:
-    """The ``Intent audit`` section, or None when no item audited intent."""
+    """The ``Intent audit`` section: each audit item's evidence and judgment; with no model,
+    the evidence no model judged when it holds any signal; else None."""
     audited = [item for item in report.items
                if item.risk_evidence is not None
                or any(a.verdict is not None for a in item.assessments)]
+    unjudged = report.risk_evidence
+    if not audited and unjudged is not None and unjudged.items:
+        return "\n".join(["### Intent audit: risk evidence, not judged", "",
+                          f"> {UNJUDGED}", "", *_evidence_lines(unjudged)]).rstrip()
     if not audited:
         return None
     lines = ["### Intent audit: does the change do what it says?", ""]

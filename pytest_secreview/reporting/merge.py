@@ -323,6 +323,9 @@ def merge_reports(reports: Sequence[Report], sources: Sequence[Path] = (),
         usage=_usage(ordered),
         notes=list(dict.fromkeys(notes)),
         review_kind=review_kind,
+        # Computed from the diff alone, the same in every shard that has it.
+        risk_evidence=next((r.risk_evidence for r in reports if r.risk_evidence is not None),
+                           None),
     )
 
 

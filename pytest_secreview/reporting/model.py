@@ -208,6 +208,12 @@ class Report(_Model):
     #: Set when no model was configured: what the review was (the deterministic checks) and
     #: what it did not collect; shown first by every summary.
     review_kind: str | None = None
+    risk_evidence: RiskEvidenceReport | None = Field(
+        None, description="No model configured: the intent audit's deterministic risk "
+        "evidence of the whole change, from the diff alone, with no verdict (no model judged "
+        "the intent; it passes and fails nothing). Empty items: no risk signal. None with a "
+        "model (the intent audit's item carries its evidence beside its verdict), with no "
+        "pull-request-scoped rule loaded, or with no changed file.")
 
     @property
     def files_not_reviewed(self) -> int:

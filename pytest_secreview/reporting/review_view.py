@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import pytest
 
+    from ..audit.evidence import RiskEvidence
     from ..diff.model import Diff
     from ..errors import RuleError
     from ..options import Settings
@@ -63,3 +64,8 @@ class ReviewView(Protocol):
     @property
     def deterministic_review(self) -> bool:
         """No model is configured."""
+
+    @property
+    def intent_evidence(self) -> RiskEvidence | None:
+        """No model: the intent audit's risk evidence, reported without a verdict (None with
+        a model, with no pull-request-scoped rule, or with no changed file)."""

@@ -28,6 +28,8 @@ SEVERITY_MARKUP: dict[str, dict[str, bool]] = {
 MAX_LISTED = 30
 #: Items listed under one "not reviewed" reason; the rest are counted.
 MAX_PER_REASON = 10
+#: Risk evidence lines listed with no model; the rest are in ``summary.json``.
+MAX_EVIDENCE = 10
 
 
 def write_summary(
@@ -106,6 +108,7 @@ def write_summary(
         if len(findings) > MAX_LISTED:
             tr.line(f"  ... and {len(findings) - MAX_LISTED} more in the report")
     _write_disagreements(tr, summary)
+    write_unjudged_evidence(tr, review)
     cached = sum(1 for r in summary.items.values() if r.cached)
     if cached:
         tr.line(f"cache: {cached} item(s) reused a stored model review (no model call)")
@@ -144,6 +147,22 @@ def _write_disagreements(tr: TerminalReporter, summary: Summary) -> None:
             tr.line(f"models disagree on {_label(result)}:", yellow=True)
             for line in lines:
                 tr.line(f"  {one_line(line)}")
+
+
+def write_unjudged_evidence(tr: TerminalReporter, review: ReviewView) -> None:
+    """No model: the intent audit's risk evidence (computed once: the review's
+    ``intent_evidence``) when it holds any signal, said to be no verdict."""
+    evidence = review.intent_evidence
+    if evidence is None or not evidence.items:
+        return
+    counts = ", ".join(f"{one_line(name)} ({count})" for name, count in evidence.counts)
+    tr.line(f"intent audit risk evidence (deterministic; not judged: no model is configured, so "
+            f"this is no verdict and fails nothing): {counts}", yellow=True)
+    for item in evidence.items[:MAX_EVIDENCE]:
+        tr.line(f"  {one_line(item.describe())}")
+    hidden = max(0, len(evidence.items) - MAX_EVIDENCE) + evidence.truncated
+    if hidden > 0:
+        tr.line(f"  ... and {hidden} more in summary.json (risk_evidence)")
 
 
 def _write_unreviewed(tr: TerminalReporter, summary: Summary, policy: str) -> None:
