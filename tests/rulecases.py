@@ -28,6 +28,7 @@ assembled here, so neither this repository nor its history trips a secret scanne
 
 from __future__ import annotations
 
+import base64
 import difflib
 import re
 from collections.abc import Iterator
@@ -70,8 +71,16 @@ def _pem(label: str) -> list[str]:
 def _placeholders() -> dict[str, str]:
     """Fake credentials with the shape of real ones, assembled so that no literal exists."""
     private = "PRIVATE " + "KEY"
+    aws_key_id = "AK" + "IA" + "Q7XZ" * 4
     return {
         "AWS_ACCESS_KEY_ID": "AK" + "IA" + "Q7XZ" * 4,
+        # The same key split, encoded and reversed (tests/rule_cases/hardcoded-secrets/
+        # disguised_keys.py): none of these forms is a key shape as written.
+        "AWS_ACCESS_KEY_ID_HEAD": aws_key_id[:4],
+        "AWS_ACCESS_KEY_ID_TAIL": aws_key_id[4:],
+        "AWS_ACCESS_KEY_ID_BASE64": base64.b64encode(aws_key_id.encode()).decode(),
+        "AWS_ACCESS_KEY_ID_HEX": aws_key_id.encode().hex(),
+        "AWS_ACCESS_KEY_ID_REVERSED": aws_key_id[::-1],
         "AWS_SECRET_ACCESS_KEY": "k7Q/" + "zP3x" * 9,
         "AWS_EXAMPLE_KEY_ID": "AK" + "IA" + "IOSFODNN7" + "EXAMPLE",
         "PUTTY_KEY_HEADER": "PuTTY-User-" + "Key-File-3: ssh-ed25519",

@@ -146,3 +146,16 @@ def any_match(patterns: tuple[str, ...], name: str) -> bool:
 #: (``parser=`` built with ``resolve_entities=True``).
 CONFIGURED_CALLS = ("*XMLParser", "*XMLPullParser", "*ETCompatXMLParser", "*make_parser",
                     "*XMLReader")
+
+#: Calls that import the module their first argument names: with a constant name the call is
+#: that module, so ``__import__('o' + 's').system`` is ``os.system`` to every sink.
+IMPORT_CALLS = ("__import__", "builtins.__import__", "importlib.import_module")
+#: ``getattr(obj, 'name')`` with a constant name is ``obj.name``.
+GETATTR_CALLS = ("getattr", "builtins.getattr")
+#: Process launchers whose argument vector can start a shell (``['sh', '-c', cmd]``): the
+#: command string is then a shell command line, as with ``shell=True``.
+ARGV_CALLS = ("subprocess.*", "asyncio.create_subprocess_exec")
+#: Programs that run the argument after :data:`SHELL_FLAGS` as a command line.
+SHELLS = ("sh", "bash", "zsh", "dash", "ksh", "ash", "*/sh", "*/bash", "*/zsh", "*/dash",
+          "*/ksh", "cmd", "cmd.exe", "*\\cmd.exe", "[Cc][Mm][Dd]", "[Cc][Mm][Dd].[Ee][Xx][Ee]")
+SHELL_FLAGS = frozenset({"-c", "/c", "/C"})

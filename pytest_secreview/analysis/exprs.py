@@ -4,14 +4,20 @@ call reaches, and what a condition proves (allow-lists, validators, containment 
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import guards, ir
 from .catalogue import (
+    ARGV_CALLS,
     CLEAN_CALLS,
     CONFIGURED_CALLS,
+    GETATTR_CALLS,
+    IMPORT_CALLS,
     MUTATORS,
+    SHELL_FLAGS,
+    SHELLS,
     any_match,
 )
 from .spec import Catalogue, Condition, SinkSpec, TaintSpec, glob_match
@@ -25,6 +31,9 @@ _DERIVING = ("*urlparse", "*urlsplit", "*.hostname", "*.netloc", "*.scheme")
 #: Literal containers up to this size are tracked per key; a bigger one (a data table) is
 #: one value, so analysis stays linear in the size of the file.
 MAX_KEYS = 64
+
+#: A module name a constant import may name.
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 #: Marks the constant description of a configured object (see ``CONFIGURED_CALLS``).
 _CONFIGURED = "<configured> "
@@ -82,10 +91,27 @@ class Evaluator:
         if isinstance(node, ir.Attr):
             return f"{self.dotted(node.obj) or '?'}.{node.name}"
         if isinstance(node, ir.Call):
-            return f"{self.dotted(node.func) or '?'}()"
+            return self._folded(node) or f"{self.dotted(node.func) or '?'}()"
         if isinstance(node, ir.Sub):
             key = node.key.value if isinstance(node.key, ir.Const) else "*"
             return f"{self.dotted(node.obj) or '?'}[{key}]"
+        return None
+
+    def _folded(self, call: ir.Call) -> str | None:
+        """The name a constant import or attribute look-up stands for: ``__import__('os')``
+        is ``os``, ``importlib.import_module('pickle')`` is ``pickle``, ``getattr(os,
+        'sys' + 'tem')`` is ``os.system`` (a disguise reaches the plain name's sinks and
+        sources); None for any other call."""
+        callee = self.dotted(call.func) or ""
+        if any_match(IMPORT_CALLS, callee) and call.args:
+            module = self.const(call.args[0])
+            if isinstance(module, str) and _MODULE.fullmatch(module):
+                # __import__("a.b") returns the package a; import_module returns a.b
+                return module if callee.endswith("import_module") else module.split(".")[0]
+        elif any_match(GETATTR_CALLS, callee) and len(call.args) >= 2:
+            attr = self.const(call.args[1])
+            if isinstance(attr, str) and attr.isidentifier():
+                return f"{self.dotted(call.args[0]) or '?'}.{attr}"
         return None
 
     def _source(self, name: str | None, line: int) -> Taint:
@@ -195,6 +221,11 @@ class Evaluator:
         if isinstance(node, ir.Seq) and node.kind == "tuple":
             items = tuple(self.const(e) for e in node.elts)
             return UNKNOWN if any(v is UNKNOWN for v in items) else items
+        if isinstance(node, ir.Op) and node.kind == "+":
+            # 'o' + 's' is "os": a name built from pieces is still a constant name.
+            parts = [self.const(o) for o in node.operands]
+            if all(isinstance(p, str) for p in parts):
+                return "".join(str(p) for p in parts)
         return UNKNOWN
 
     def _ifexp(self, node: ir.IfExp) -> Taint:
@@ -241,7 +272,14 @@ class Evaluator:
                 self.state.consts[receiver.id] = (
                     f"{setting}.{node.func.name}({self._arguments(node)})")
         if name is not None:
-            self._sinks(name, node, args, kwargs, recv)
+            command = self._shell_command(name, node)
+            if command is None:
+                self._sinks(name, node, args, kwargs, recv)
+            else:  # run(["sh", "-c", cmd]) is run(cmd, shell=True)
+                shelled = ir.Call(node.line, node.func, (command, *node.args[1:]),
+                                  (*node.kwargs, ("shell", ir.Const(node.line, True))))
+                self._sinks(name, shelled, [self.eval(command), *args[1:]],
+                            [*kwargs, ("shell", CLEAN)], recv)
         found = self._source(name, node.line)
         if found:
             return found
@@ -277,6 +315,19 @@ class Evaluator:
                 return CLEAN
             return moved
         return inputs
+
+    def _shell_command(self, name: str, node: ir.Call) -> ir.Expr | None:
+        """The command line of a shell started through an argument vector (``cmd`` of
+        ``subprocess.run(["sh", "-c", cmd])``, ``["cmd", "/c", cmd]``), or None."""
+        if not any_match(ARGV_CALLS, name) or not node.args:
+            return None
+        argv = node.args[0]
+        if not isinstance(argv, ir.Seq) or len(argv.elts) < 3:
+            return None
+        program, flag = self.const(argv.elts[0]), self.const(argv.elts[1])
+        if isinstance(program, str) and any_match(SHELLS, program) and flag in SHELL_FLAGS:
+            return argv.elts[2]
+        return None
 
     def _apply(self, summary: Summary, method: bool, node: ir.Call, recv: Taint,
                args: list[Taint], kwargs: list[tuple[str | None, Taint]]) -> Taint:
@@ -407,6 +458,8 @@ class Evaluator:
             return
         root, path = where
         self.state.write(root, path, taint)
+        if not path:
+            self._alias(root, value)
         built, self.built = self.built, None
         if built is not None and not path and isinstance(value, ir.Call):
             self.state.write(root, "", CLEAN)  # the object is its fields
@@ -448,6 +501,24 @@ class Evaluator:
                 origin = _single_root(value)
                 if origin is not None:
                     self.state.derived[root] = origin
+
+    def _alias(self, root: str, value: ir.Expr | None) -> None:
+        """Remember that ``root`` now names a sink or a module (``ev = eval``, ``run =
+        getattr(os, 'system')``, ``m = __import__('pickle')``): calls through it are calls of
+        that name. Any other value ends an earlier alias of ``root``."""
+        self.aliases.pop(root, None)
+        if isinstance(value, ir.Name) and (self.state.has(value.id) or (
+                self.globals is not None and self.globals.has(value.id))):
+            return  # a variable's value, not a name
+        if not isinstance(value, ir.Name | ir.Attr | ir.Call):
+            return
+        name = self.dotted(value)
+        if name is None or name.startswith("?") or name.endswith("()"):
+            return
+        module = isinstance(value, ir.Call) and any_match(
+            IMPORT_CALLS, self.dotted(value.func) or "")
+        if module or self.cat.sinks_for(name, store=False):
+            self.aliases[root] = name
 
     def _configured(self, call: ir.Call) -> str:
         """``XMLParser(resolve_entities=True)`` as a description a condition can glob;

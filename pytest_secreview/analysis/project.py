@@ -395,6 +395,13 @@ def _index(path: str, module: ir.Module) -> ModuleInfo:
                         mod = ".".join([*base, mod] if mod else base)
                     imports[alias] = f"{mod}.{name}" if name else (
                         mod if alias != mod.split(".")[0] else alias)
+            elif isinstance(stmt, ir.Assign) and top and len(stmt.targets) == 1 and isinstance(
+                    stmt.targets[0], ir.Name):
+                # An import under another name. A later value does not undo an import
+                # (``except ImportError: yaml = None`` keeps ``yaml`` the module).
+                named = _module_alias(stmt.value, imports)
+                if named is not None:
+                    imports[stmt.targets[0].id] = named
             elif isinstance(stmt, ir.FuncDef):
                 defs.append(stmt)
                 owners[id(stmt)] = owner
@@ -413,6 +420,31 @@ def _index(path: str, module: ir.Module) -> ModuleInfo:
 
     visit(module.body, None, True)
     return ModuleInfo(path, module, imports, functions, classes, owners, defs)
+
+
+#: Builtins a module may rename at its top level (``ev = eval``) to hide their calls.
+_RENAMED_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "getattr", "open"})
+
+
+def _module_alias(value: ir.Expr, imports: dict[str, str]) -> str | None:
+    """The name a top-level ``x = value`` makes ``x`` stand for, as an import would: a
+    renamed builtin (``ev = eval``), an imported module's attribute (``run = os.system``) or
+    a constant import (``m = __import__('pickle')``); None for any other value."""
+    if isinstance(value, ir.Name):
+        if value.id in imports:
+            return imports[value.id]
+        return value.id if value.id in _RENAMED_BUILTINS else None
+    if isinstance(value, ir.Attr):
+        base = _module_alias(value.obj, imports)
+        return f"{base}.{value.name}" if base is not None else None
+    if isinstance(value, ir.Call) and isinstance(value.func, ir.Name | ir.Attr) and len(
+            value.args) == 1 and isinstance(value.args[0], ir.Const) and isinstance(
+            value.args[0].value, str) and value.args[0].value.replace(".", "_").isidentifier():
+        callee = _dotted(value.func, imports)
+        if callee in ("__import__", "importlib.import_module"):
+            module = value.args[0].value
+            return module if callee == "importlib.import_module" else module.split(".")[0]
+    return None
 
 
 def _children(stmt: ir.Stmt) -> list[tuple[ir.Stmt, ...]]:

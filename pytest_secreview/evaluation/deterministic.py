@@ -20,7 +20,7 @@ from ..errors import GitError
 from ..rules.matcher import PathFilter
 from ..rules.model import Detect, Rule
 from ..safe_regex import LineSet
-from ..textnorm import nfkc, variants
+from ..textnorm import readings, variants
 
 #: Findings kept per file by the streamed scan: a padded file cannot grow memory or reports
 #: without bound (the item fails on the first one at the threshold anyway).
@@ -87,7 +87,7 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
         if index not in (hit_added if detect.on == "added" else hit_removed):
             continue
         if detect.on == "removed" and index in hit_added and any(
-                detect.pattern.search(nfkc(a.text)) for a in added):
+                any(detect.pattern.search(r) for r in readings(a.text)) for a in added):
             continue
         for line in lines:
             if _detected(detect, line.text):
@@ -96,15 +96,11 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
 
 
 def _detected(detect: Detect, text: str) -> bool:
-    """True when ``detect`` reports ``text``, read raw or NFKC-normalised (as Python reads
-    identifiers): either form matching the pattern and not its ``unless``."""
-    for form in (text, nfkc(text)):
-        if detect.pattern.search(form) and not (
-                detect.unless is not None and detect.unless.search(form)):
-            return True
-        if form is text and text.isascii():
-            break
-    return False
+    """True when ``detect`` reports ``text``, read raw, NFKC-normalised (as Python reads
+    identifiers) or with its constant disguises undone (as Python runs them): any form
+    matching the pattern and not its ``unless``."""
+    return any(detect.pattern.search(form) and not (
+        detect.unless is not None and detect.unless.search(form)) for form in readings(text))
 
 
 #: Anchors that mean the ends of the whole text: a pattern using one may match a line alone
@@ -201,7 +197,8 @@ def scan_changed_lines(
             scan = scans[i]
             source = detect.pattern.source
             if (detect.on == "removed" and plus.index[source] in hit_plus
-                    and any(detect.pattern.search(nfkc(line.text)) for line in added)):
+                    and any(detect.pattern.search(r) for line in added
+                            for r in readings(line.text))):
                 scan.moved.add(j)  # the safeguard reappears on an added line
             side, hits, index = ((added, hit_plus, plus.index) if detect.on == "added"
                                  else (removed, hit_minus, minus.index))
