@@ -35,18 +35,25 @@ def server() -> Iterator[FakeServer]:
         yield running.start()
 
 
+def _typo_fix(pytester: pytest.Pytester, base: str, head: str) -> ReviewRepo:
+    """A pull request titled :data:`TITLE` that fixes a typo in the README and changes
+    ``app/__init__.py`` from ``base`` to ``head``."""
+    repo = ReviewRepo(Path(pytester.path))
+    repo.write("README.md", "# Service\n\nInstal it with pip.\n")
+    repo.write("app/__init__.py", base)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("README.md", "# Service\n\nInstall it with pip.\n")
+    repo.write("app/__init__.py", head)
+    repo.commit(TITLE)
+    return repo
+
+
 @pytest.fixture
 def typo_pr(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> ReviewRepo:
     """A pull request titled "Fix typo in README" that also posts the environment to a server;
     the Actions event carries the title and body."""
-    repo = ReviewRepo(Path(pytester.path))
-    repo.write("README.md", "# Service\n\nInstal it with pip.\n")
-    repo.write("app/__init__.py", "import os\n\nVERSION = '1.0'\n")
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("README.md", "# Service\n\nInstall it with pip.\n")
-    repo.write("app/__init__.py", EXFILTRATION)
-    repo.commit(TITLE)
+    repo = _typo_fix(pytester, "import os\n\nVERSION = '1.0'\n", EXFILTRATION)
     event = pytester.path.parent / "event.json"
     event.write_text(json.dumps({"pull_request": {
         "number": 7, "title": TITLE, "body": "Just a spelling fix. " * 200,
@@ -184,14 +191,8 @@ def test_a_change_with_no_risk_signal_shows_no_evidence_block(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The safe twin: a real typo fix and a pure function.
-    repo = ReviewRepo(Path(pytester.path))
-    repo.write("README.md", "# Service\n\nInstal it with pip.\n")
-    repo.write("app/__init__.py", "VERSION = '1.0'\n")
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("README.md", "# Service\n\nInstall it with pip.\n")
-    repo.write("app/__init__.py", "VERSION = '1.0'\n\n\ndef twice(x):\n    return 2 * x\n")
-    repo.commit(TITLE)
+    _typo_fix(pytester, "VERSION = '1.0'\n",
+              "VERSION = '1.0'\n\n\ndef twice(x):\n    return 2 * x\n")
     monkeypatch.delenv("SECREVIEW_MODEL", raising=False)
     result = run(pytester, None, "--secreview-unreviewed=fail")
     assert result.ret == pytest.ExitCode.OK

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import importlib.util
 import sys
 from collections import Counter
 from pathlib import Path
@@ -22,6 +21,7 @@ from pytest_secreview.bench import (
     score_case,
     summarise,
 )
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "benchmarks" / "corpus" / "taint"
@@ -121,11 +121,7 @@ def test_programs_parse_and_py312_cases_need_python_312(corpus: tuple[Case, ...]
 
 
 def test_the_corpus_is_what_the_authoring_specs_build(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("corpus_build", AUTHORING)
-    assert spec and spec.loader
-    build = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = build  # dataclasses resolve annotations through it
-    spec.loader.exec_module(build)
+    build = load_script(AUTHORING, "corpus_build")
     count = build.build(tmp_path / "taint")
     built = {p.relative_to(tmp_path / "taint"): p.read_bytes()
              for p in (tmp_path / "taint").rglob("*") if p.is_file()}
@@ -139,11 +135,7 @@ def test_the_corpus_is_what_the_authoring_specs_build(tmp_path: Path) -> None:
 def test_the_model_corpus_is_what_its_script_builds_and_twins_differ_by_one_file(
     tmp_path: Path
 ) -> None:
-    spec = importlib.util.spec_from_file_location("model_corpus_build",
-                                                  MODEL_CORPUS / "_build.py")
-    assert spec and spec.loader
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
+    build = load_script(MODEL_CORPUS / "_build.py", "model_corpus_build")
     count = build.build(tmp_path)
     built = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*")
              if p.is_file()}

@@ -3,15 +3,14 @@ deterministic layer, Bandit (when the bench extra is installed), figures from th
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from pytest_secreview.bench import CATEGORIES, load_corpus
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,13 +31,7 @@ _SAFE = _VULN.replace("""f"SELECT id FROM users WHERE name = '{name}'\")""",
 
 
 def _bench() -> ModuleType:
-    path = ROOT / "benchmarks" / "bench_detection.py"
-    spec = importlib.util.spec_from_file_location("bench_detection", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "bench_detection.py", "bench_detection")
 
 
 def _corpus(root: Path) -> Path:
@@ -91,12 +84,7 @@ AUTHORING = ROOT / "benchmarks" / "corpus" / "_authoring" / "build.py"
 
 
 def _authoring() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("corpus_build_breadth", AUTHORING)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return load_script(AUTHORING, "corpus_build_breadth")
 
 
 def test_the_breadth_corpus_is_what_its_specs_build(tmp_path: Path) -> None:

@@ -3,24 +3,18 @@ identity, the report's arithmetic, and a release's unpacking."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 import tarfile
 from pathlib import Path
 from types import ModuleType
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _bench() -> ModuleType:
-    path = ROOT / "benchmarks" / "bench_real_code.py"
-    spec = importlib.util.spec_from_file_location("bench_real_code", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "bench_real_code.py", "bench_real_code")
 
 
 def test_the_shipped_manifest_and_labels_load() -> None:

@@ -26,6 +26,7 @@ from tests.fake_providers import (
     openai_completion,
     openai_tool_call,
 )
+from tests.scripts import load_script
 
 # A team's rule: the pattern catches a direct call of dangerous(), not one through an alias.
 RULE = textwrap.dedent(
@@ -551,13 +552,8 @@ def test_details_print_no_workflow_command_from_a_case(
 def test_model_benchmark_runs_the_model_corpus_end_to_end_with_a_scripted_model(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    import importlib.util
-
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_model.py"
-    spec = importlib.util.spec_from_file_location("bench_model", script)
-    assert spec and spec.loader
-    bench_model = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench_model)
+    bench_model = load_script(script, "bench_model")
     saved = tmp_path / "bench.json"
     status = bench_model.main(["--fake", "--case", "authz-invoice-download*",
                                "--json-out", str(saved)])
