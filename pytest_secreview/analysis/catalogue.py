@@ -125,9 +125,16 @@ CONTAINMENT_METHODS = frozenset({"startswith", "is_relative_to"})
 NO_RETURN = ("abort", "*.abort", "sys.exit", "exit", "quit", "os._exit", "*.raise_for_status_",
              "flask.abort", "werkzeug.exceptions.abort")
 
-#: Calls that copy their argument into the receiver (container mutation).
+#: Calls that copy their argument into the receiver (container mutation): into its items,
+#: not its attributes (``d.update(form)`` does not change ``d.data_dir``).
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault",
                       "appendleft", "extendleft", "put", "push", "write", "writelines"})
+
+#: Look-ups by key (``d.get(k)``, ``d.pop(k)``, ``d.setdefault(k, v)``, ``Model.objects.get(
+#: pk=k)``): the result is what the container holds (or the default), not the key. An input
+#: key reaches the result only when the container itself holds input (``request.args.get(
+#: name)``); a key looked up in a store the input did not build selects a stored object.
+LOOKUPS = frozenset({"get", "pop", "setdefault"})
 
 
 @lru_cache(maxsize=64)

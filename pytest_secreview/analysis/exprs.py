@@ -15,6 +15,7 @@ from .catalogue import (
     CONFIGURED_CALLS,
     GETATTR_CALLS,
     IMPORT_CALLS,
+    LOOKUPS,
     MUTATORS,
     SHELL_FLAGS,
     SHELLS,
@@ -296,16 +297,11 @@ class Evaluator:
             return clear(inputs, sanitizer)
         method = node.func.name if isinstance(node.func, ir.Attr) else ""
         where = access_path(receiver, self.state) if receiver is not None else None
+        if method in LOOKUPS and receiver is not None:
+            return self._lookup(node, where, recv, args, kwargs)
         if method in MUTATORS and where is not None:
-            self.state.weak(*where, union(*args, *(t for _, t in kwargs)))
+            self.state.add_item(*where, union(*args, *(t for _, t in kwargs)))
             return CLEAN
-        if method in ("get", "pop") and where is not None and node.args and isinstance(
-                node.args[0], ir.Const) and f"{where[1]}[{node.args[0].value!r}]" in \
-                self.state.vars.get(where[0], {}):
-            # d.get("k") of a dict whose "k" is tracked: that key only (and the default).
-            root, path = where
-            return union(self.state.read(root, f"{path}[{node.args[0].value!r}]"),
-                         *args[1:])
         propagator = self.cat.propagator(name)
         if propagator is not None:
             moved = union(*(recv if i == -1 else args[i] if i < len(args) else CLEAN
@@ -315,6 +311,27 @@ class Evaluator:
                 return CLEAN
             return moved
         return inputs
+
+    def _lookup(self, node: ir.Call, where: tuple[str, str] | None, recv: Taint,
+                args: list[Taint], kwargs: list[tuple[str | None, Taint]]) -> Taint:
+        """``d.get(k, default)``, ``d.pop(k)``, ``d.setdefault(k, v)``: what the container
+        holds, and the default. The key reaches the result only when the container holds
+        input of its own (``request.args.get(name)``): a key chosen by the input selects a
+        stored object from a store the input did not build (see ``LOOKUPS``)."""
+        assert isinstance(node.func, ir.Attr)
+        if node.func.name in MUTATORS and where is not None:  # setdefault stores k and v
+            self.state.add_item(*where, union(*args))
+        key = node.args[0] if node.args else None
+        if where is not None and isinstance(key, ir.Const):
+            tracked = f"{where[1]}[{key.value!r}]"
+            if tracked in self.state.vars.get(where[0], {}):
+                # d.get("k") of a dict whose "k" is tracked: that key only (and the default).
+                return union(self.state.read(where[0], tracked), *args[1:])
+        if any(not trace.origin.startswith("param:") for trace in recv):
+            return union(recv, *args, *(t for _, t in kwargs))
+        # A container with no input of its own (clean, or a parameter: its caller's
+        # container decides through the summary): the key only selects a stored object.
+        return union(recv, *args[1:])
 
     def _shell_command(self, name: str, node: ir.Call) -> ir.Expr | None:
         """The command line of a shell started through an argument vector (``cmd`` of
@@ -452,7 +469,7 @@ class Evaluator:
             if isinstance(target, ir.Sub):  # x[expr] = v: an unknown key of x
                 base = access_path(target.obj, self.state)
                 if base is not None:
-                    self.state.weak(*base, taint)
+                    self.state.add_item(*base, taint)
                 if target.key is not None:
                     self.eval(target.key)
             return
