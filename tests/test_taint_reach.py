@@ -1,5 +1,6 @@
 """What input can reach through a value: an object looked up by an input key is the stored
-object, not the input; a container's items are not its attributes. A line marked ``# VULN`` must be a sink of the case's rule; no other line may be
+object, not the input; a container's items are not its attributes; a file-like object is not
+a path. A line marked ``# VULN`` must be a sink of the case's rule; no other line may be
 one."""
 
 from __future__ import annotations
@@ -66,6 +67,22 @@ def preview(uuid):
     seen = {}
     seen[request.form["k"]] = request.form["v"]
     open(seen["anything"])  # VULN
+"""),
+    ("a-file-like-object-is-not-a-path", "path-traversal", FLASK + """
+@app.route("/export/<path:key>")
+def export(key):
+    data = request.args["body"].encode()
+    buffer = BytesIO(data)
+    send_file(buffer, download_name=key + ".html")
+    send_file(io.StringIO(request.args["body"]), as_attachment=True)
+    stream = io.BytesIO(data)
+    send_file(path_or_file=stream)
+    with open("/srv/report.pdf", "rb") as fh:
+        send_file(fh, download_name=key)
+    send_file(os.path.join("/srv", key))  # VULN
+    target = BytesIO(data)
+    target = os.path.join("/srv", key)
+    send_file(target)  # VULN
 """),
 ]
 

@@ -423,6 +423,7 @@ class Evaluator:
             return False
         value = self.const(arg)
         name = self.dotted(arg)
+        made = self._made(arg)
         for wanted in cond.values:
             if value is not UNKNOWN and value == wanted and type(value) is type(wanted):
                 return True
@@ -431,7 +432,19 @@ class Evaluator:
                 return True
             if isinstance(wanted, str) and name is not None and glob_match(wanted, name):
                 return True
+            if isinstance(wanted, str) and made is not None and glob_match(wanted, made):
+                return True
         return False
+
+    def _made(self, arg: ir.Expr) -> str | None:
+        """``io.BytesIO()`` for a variable last assigned ``io.BytesIO(...)`` (or bound by
+        ``with open(...) as fh``): the call that made its value, named as :meth:`dotted`
+        names a call, so a condition globs one form for ``f(io.BytesIO(b))`` and
+        ``buf = io.BytesIO(b); f(buf)``."""
+        if not isinstance(arg, ir.Name) or arg.id not in self.state.types:
+            return None
+        kind = self.state.types[arg.id]
+        return f"{kind if '.' in kind else self.imports.get(kind, kind)}()"
 
     def store_sink(self, target: ir.Expr, taint: Taint, line: int) -> None:
         """A store into a sink target (``resp.headers['Location'] = v``, ``session[k] = v``)."""
@@ -507,6 +520,10 @@ class Evaluator:
                 func = value.func.obj if isinstance(value.func, ir.Sub) else value.func
                 if isinstance(func, ir.Name):  # x = Backup(...): x is a Backup
                     self.state.types[root] = func.id
+            elif isinstance(value, ir.Call) and isinstance(value.func, ir.Attr):
+                made = self.dotted(value.func)  # x = io.BytesIO(...): x is an io.BytesIO
+                if made is not None and not made.startswith("?") and "(" not in made:
+                    self.state.types[root] = made
             const = self.const(value) if value is not None else UNKNOWN
             if const is not UNKNOWN:
                 self.state.set_const(root, const)
