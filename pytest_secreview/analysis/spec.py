@@ -101,7 +101,7 @@ class TaintSpec:
     propagators: tuple[PropagatorSpec, ...] = ()
     view_return: bool = False  # a web view's returned body is a sink (XSS)
     severity_web: str = "CRITICAL"
-    severity_local: str = "HIGH"
+    severity_local: str = "MEDIUM"
     message: str = ""
 
 
