@@ -66,6 +66,7 @@ class SinkSpec:
     when: tuple[Condition, ...] = ()  # all must hold
     unless: tuple[Condition, ...] = ()  # any holding makes the call safe
     message: str = ""
+    harmless: frozenset[str] = frozenset()  # input shapes that cannot misuse it (values.py)
 
     def dangerous(self, position: int | None, keyword: str | None) -> bool:
         """True when the argument at ``position`` or named ``keyword`` is a dangerous one."""

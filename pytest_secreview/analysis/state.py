@@ -26,13 +26,14 @@ def _under(key: str, path: str) -> bool:
 class State:
     """Mutable for speed inside one straight-line block; :meth:`copy` at every branch."""
 
-    __slots__ = ("consts", "derived", "types", "vars")
+    __slots__ = ("consts", "derived", "queried", "types", "vars")
 
     def __init__(self) -> None:
         self.vars: dict[str, dict[str, Taint]] = {}
         self.consts: dict[str, object] = {}
         self.derived: dict[str, str] = {}  # host = urlparse(url).hostname: host -> url
         self.types: dict[str, str] = {}  # job = Backup(...): job -> "Backup"
+        self.queried: set[str] = set()  # url = "/login?next=" + q: url surely holds a "?"
 
     def copy(self) -> State:
         new = State()
@@ -40,6 +41,7 @@ class State:
         new.consts = dict(self.consts)
         new.derived = dict(self.derived)
         new.types = dict(self.types)
+        new.queried = set(self.queried)
         return new
 
     def has(self, root: str) -> bool:
@@ -78,6 +80,7 @@ class State:
             self.consts.pop(root, None)
             self.derived.pop(root, None)
             self.types.pop(root, None)
+            self.queried.discard(root)
 
     def weak(self, root: str, path: str, taint: Taint) -> None:
         """Weak update (a rule's propagator into a receiver): add ``taint`` to the path."""
@@ -123,6 +126,7 @@ def join(states: list[State | None]) -> State | None:
     for name, kind in first.types.items():
         if all(s.types.get(name) == kind for s in live[1:]):
             out.types[name] = kind
+    out.queried = set.intersection(*(s.queried for s in live))
     return out
 
 

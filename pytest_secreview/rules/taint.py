@@ -59,6 +59,12 @@ class TaintSink(_Strict):
     when: list[TaintCondition] = Field(default_factory=list, description="All must hold.")
     unless: list[TaintCondition] = Field(default_factory=list,
                                          description="Any holding makes the call safe.")
+    harmless: list[Literal["query", "segment"]] = Field(
+        default_factory=list,
+        description="Input shapes that cannot misuse the sink: 'query' (only in a URL's query "
+                    "or fragment, after a constant or app-route prefix: not reported), "
+                    "'segment' (a URL path segment, no '/', as the path's last component "
+                    "only: reported at LOW, contained on POSIX).")
     message: str = ""
 
     @model_validator(mode="after")
@@ -125,7 +131,8 @@ def compile_taint(rule_id: str, cwe: str | None, rule_severity: Severity,
         SinkSpec(pattern=(s.call or s.store or ""), store=s.store is not None,
                  args=tuple(s.args), kwargs=tuple(s.kwargs), element=s.element,
                  when=tuple(_condition(c) for c in s.when),
-                 unless=tuple(_condition(c) for c in s.unless), message=s.message)
+                 unless=tuple(_condition(c) for c in s.unless), message=s.message,
+                 harmless=frozenset(s.harmless))
         for s in section.sinks
     )
     return TaintSpec(
