@@ -45,7 +45,7 @@ def sinks(code: str, rule: str, others: dict[str, str] | None = None) -> set[int
     return {h.sink_line for h in hits if h.rule == rule and h.sink_path == "app.py"}
 
 
-def marked(code: str) -> set[int]:
-    """Lines of ``code`` (dedented) marked ``# VULN``."""
+def marked(code: str, mark: str = "# VULN") -> set[int]:
+    """Lines of ``code`` (dedented) marked ``mark``."""
     lines = textwrap.dedent(code).splitlines()
-    return {i for i, line in enumerate(lines, 1) if "# VULN" in line}
+    return {i for i, line in enumerate(lines, 1) if mark in line}

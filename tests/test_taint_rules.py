@@ -30,9 +30,22 @@ def test_taint_section_compiles_with_presets_and_severities() -> None:
     assert spec is not None and spec.rule_id == "cmd" and spec.cwe == "CWE-78"
     assert spec.source_kinds == {"web", "local"}
     assert [s.pattern for s in spec.sources] == ["myapp.read_input"]
-    assert (spec.severity_web, spec.severity_local) == ("CRITICAL", "HIGH")
+    # Input from the operator (argv, environment) is at most MEDIUM: CRITICAL needs the network.
+    assert (spec.severity_web, spec.severity_local) == ("CRITICAL", "MEDIUM")
     (sink,) = spec.sinks
     assert sink.args == (0,) and sink.when[0].kw == "shell" and sink.when[0].values == (True,)
+
+
+@pytest.mark.parametrize(("web", "local"), [("critical", "MEDIUM"), ("high", "MEDIUM"),
+                                             ("medium", "MEDIUM"), ("low", "LOW")])
+def test_operator_input_caps_at_medium_whatever_the_rule(web: str, local: str) -> None:
+    parsed = parse_rule(rule(f"""\
+        taint:
+          severity: {web}
+          sinks: [{{call: "os.system", args: [0]}}]
+        """), "rules/cmd.md")
+    assert parsed.taint is not None
+    assert (parsed.taint.severity_web, parsed.taint.severity_local) == (web.upper(), local)
 
 
 @pytest.mark.parametrize(("taint", "key"), [

@@ -97,6 +97,10 @@ RESOLVER_CONTEXT = frozenset({"self", "cls", "root", "parent", "obj", "info", "_
 SAFE_ANNOTATIONS = frozenset({"int", "float", "bool", "UUID", "uuid.UUID", "date", "datetime",
                               "Decimal", "conint", "PositiveInt"})
 SAFE_CONVERTERS = frozenset({"int", "float", "uuid"})
+#: Route converters whose value is one URL path segment, which cannot hold a "/" (Flask and
+#: Werkzeug ``<name>``, ``<string:name>``, ``<any(a, b):name>``; Starlette and FastAPI
+#: ``{name}``, ``{name:str}``); ``path`` and custom converters can.
+SEGMENT_CONVERTERS = frozenset({"", "default", "string", "any", "str"})
 
 #: Calls whose result carries no attacker-controlled text: numeric casts, sizes, hashes.
 CLEAN_CALLS = (
@@ -125,9 +129,23 @@ CONTAINMENT_METHODS = frozenset({"startswith", "is_relative_to"})
 NO_RETURN = ("abort", "*.abort", "sys.exit", "exit", "quit", "os._exit", "*.raise_for_status_",
              "flask.abort", "werkzeug.exceptions.abort")
 
-#: Calls that copy their argument into the receiver (container mutation).
+#: Calls that copy their argument into the receiver (container mutation): into its items,
+#: not its attributes (``d.update(form)`` does not change ``d.data_dir``).
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault",
                       "appendleft", "extendleft", "put", "push", "write", "writelines"})
+
+#: Path joins: the input of their last component stays a URL path segment (see
+#: ``values.SHAPES``); the result of any other call loses its input's shape.
+PATH_JOINS = ("os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath",
+              "pathlib.PosixPath", "pathlib.PurePosixPath", "*.joinpath")
+#: Calls whose result is their argument's text, so its input sits where it did.
+SHAPE_KEEPING = ("str", "os.fspath")
+
+#: Look-ups by key (``d.get(k)``, ``d.pop(k)``, ``d.setdefault(k, v)``, ``Model.objects.get(
+#: pk=k)``): the result is what the container holds (or the default), not the key. An input
+#: key reaches the result only when the container itself holds input (``request.args.get(
+#: name)``); a key looked up in a store the input did not build selects a stored object.
+LOOKUPS = frozenset({"get", "pop", "setdefault"})
 
 
 @lru_cache(maxsize=64)

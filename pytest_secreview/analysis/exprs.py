@@ -15,14 +15,30 @@ from .catalogue import (
     CONFIGURED_CALLS,
     GETATTR_CALLS,
     IMPORT_CALLS,
+    LOOKUPS,
     MUTATORS,
+    PATH_JOINS,
+    SHAPE_KEEPING,
     SHELL_FLAGS,
     SHELLS,
     any_match,
 )
 from .spec import Catalogue, Condition, SinkSpec, TaintSpec, glob_match
 from .state import UNKNOWN, State, access_path
-from .values import CLEAN, Hit, Step, Taint, Trace, clear, extend, union
+from .values import (
+    CLEAN,
+    Hit,
+    Step,
+    Taint,
+    Trace,
+    clear,
+    extend,
+    reshape,
+    shape_of,
+    shaped,
+    splice_shapes,
+    union,
+)
 
 #: Calls whose result is a structured view of a URL or path: validating the result (its
 #: ``hostname`` in an allow-list) validates the variable it came from.
@@ -160,11 +176,12 @@ class Evaluator:
             base = self.eval(node.obj)
             if isinstance(node, ir.Sub) and node.key is not None:
                 self.eval(node.key)  # a call in the key may reach a sink
-            return base
+            # A slice cuts any part out of the value: where its input sat is lost.
+            return reshape(base) if isinstance(node, ir.Sub) and node.key is None else base
         if isinstance(node, ir.Call):
             return self.call(node)
         if isinstance(node, ir.Op):
-            return union(*(self.eval(o) for o in node.operands))
+            return self._op(node)
         if isinstance(node, ir.Seq):
             return union(*(self.eval(e) for e in node.elts))
         if isinstance(node, ir.Dict):
@@ -186,8 +203,68 @@ class Evaluator:
         if isinstance(node, ir.Comp):
             return self._comprehension(node)
         if isinstance(node, ir.Opaque):
-            return union(*(self.eval(c) for c in node.children))
+            return reshape(union(*(self.eval(c) for c in node.children)))
         return CLEAN
+
+    def _op(self, node: ir.Op) -> Taint:
+        """String building and arithmetic: every operand's input, with the shapes (see
+        :mod:`.values`) the operation keeps. Operands after a constant ``?`` or ``#`` are in
+        a URL's query or fragment; a URL path segment stays the last component when only
+        ``/``-free constants follow it (``f"{name}.html"``) or it is the last operand of a
+        path ``/`` (``Path(base) / name``)."""
+        parts = [self.eval(o) for o in node.operands]
+        both, url = frozenset({"query", "segment"}), frozenset({"query"})
+        if node.kind == "/":
+            return union(*(reshape(p) for p in parts[:-1]),
+                         reshape(parts[-1], frozenset({"segment"})))
+        if node.kind == "%" and len(parts) == 2:
+            # "/login?next=%s" % x: x is in the query when no conversion precedes the "?";
+            # "/srv/%s.html" % name: a segment when no "/" follows the first conversion.
+            fmt = self._text(node.operands[0])
+            text = fmt if isinstance(fmt, str) else ""
+            first = text.find("%") if "%" in text else len(text)
+            mark = min((text.find(c) for c in "?#" if c in text), default=-1)
+            values = reshape(parts[1], both if isinstance(fmt, str) and "/" not in text[first:]
+                             else url)
+            if 0 <= mark < first and values:
+                values = shaped(values, "query")
+            return union(reshape(parts[0], url), values)
+        if node.kind not in ("+", "fstring"):
+            return reshape(union(*parts))
+        out: list[Taint] = []
+        query = False
+        for i, (operand, taint) in enumerate(zip(node.operands, parts, strict=True)):
+            last = all(self._slash_free(o) for o in node.operands[i + 1:])
+            kept = reshape(taint, both if last else url)
+            out.append(shaped(kept, "query") if query and kept else kept)
+            query = query or self.has_query(operand)
+        return union(*out)
+
+    def _text(self, node: ir.Expr) -> object:
+        """The constant text of an operand (:data:`UNKNOWN` when it is not a constant)."""
+        value = self.const(node)
+        return value if isinstance(value, str) else UNKNOWN
+
+    def _slash_free(self, node: ir.Expr) -> bool:
+        """True when ``node`` is constant text without a "/"."""
+        text = self._text(node)
+        return isinstance(text, str) and "/" not in text
+
+    def has_query(self, node: ir.Expr) -> bool:
+        """True when the value of ``node`` surely holds a constant ``?`` or ``#`` (what follows
+        it in a URL is the query or the fragment), on every path: a constant, text built with
+        one, or a variable assigned such text."""
+        text = self._text(node)
+        if isinstance(text, str):
+            return "?" in text or "#" in text
+        if isinstance(node, ir.Name):
+            return node.id in self.state.queried or (
+                not self.state.has(node.id) and self.globals is not None
+                and node.id in self.globals.queried)
+        if isinstance(node, ir.IfExp):
+            return self.has_query(node.body) and self.has_query(node.orelse)
+        return isinstance(node, ir.Op) and node.kind in ("+", "fstring") and any(
+            self.has_query(o) for o in node.operands)
 
     def const(self, node: ir.Expr) -> object:
         """The constant value of ``node``, or :data:`UNKNOWN`."""
@@ -283,10 +360,22 @@ class Evaluator:
         found = self._source(name, node.line)
         if found:
             return found
-        inputs = union(recv, *args, *(t for _, t in kwargs))
         resolved = self.resolver.resolve(self, node)
         if resolved is not None:
             return self._apply(resolved[0], resolved[1], node, recv, args, kwargs)
+        if name is not None and any_match(SHAPE_KEEPING, name):
+            return union(recv, *args, *(t for _, t in kwargs))
+        if name is not None and any_match(PATH_JOINS, name) and (args or recv):
+            # os.path.join(base, name), Path(base, name), base.joinpath(name): the input of
+            # the last component stays a segment, any other part's does not.
+            last = args[-1] if args else recv
+            return union(*(reshape(t) for t in ([recv, *args[:-1]] if args else [])),
+                         reshape(last, frozenset({"segment"})),
+                         *(reshape(t) for _, t in kwargs))
+        # Any other call may move its input anywhere in its result: shapes are lost.
+        recv, args = reshape(recv), [reshape(t) for t in args]
+        kwargs = [(k, reshape(t)) for k, t in kwargs]
+        inputs = union(recv, *args, *(t for _, t in kwargs))
         if name is None:
             return inputs
         if any_match(CLEAN_CALLS, name):
@@ -296,16 +385,11 @@ class Evaluator:
             return clear(inputs, sanitizer)
         method = node.func.name if isinstance(node.func, ir.Attr) else ""
         where = access_path(receiver, self.state) if receiver is not None else None
+        if method in LOOKUPS and receiver is not None:
+            return self._lookup(node, where, recv, args, kwargs)
         if method in MUTATORS and where is not None:
-            self.state.weak(*where, union(*args, *(t for _, t in kwargs)))
+            self.state.add_item(*where, union(*args, *(t for _, t in kwargs)))
             return CLEAN
-        if method in ("get", "pop") and where is not None and node.args and isinstance(
-                node.args[0], ir.Const) and f"{where[1]}[{node.args[0].value!r}]" in \
-                self.state.vars.get(where[0], {}):
-            # d.get("k") of a dict whose "k" is tracked: that key only (and the default).
-            root, path = where
-            return union(self.state.read(root, f"{path}[{node.args[0].value!r}]"),
-                         *args[1:])
         propagator = self.cat.propagator(name)
         if propagator is not None:
             moved = union(*(recv if i == -1 else args[i] if i < len(args) else CLEAN
@@ -315,6 +399,27 @@ class Evaluator:
                 return CLEAN
             return moved
         return inputs
+
+    def _lookup(self, node: ir.Call, where: tuple[str, str] | None, recv: Taint,
+                args: list[Taint], kwargs: list[tuple[str | None, Taint]]) -> Taint:
+        """``d.get(k, default)``, ``d.pop(k)``, ``d.setdefault(k, v)``: what the container
+        holds, and the default. The key reaches the result only when the container holds
+        input of its own (``request.args.get(name)``): a key chosen by the input selects a
+        stored object from a store the input did not build (see ``LOOKUPS``)."""
+        assert isinstance(node.func, ir.Attr)
+        if node.func.name in MUTATORS and where is not None:  # setdefault stores k and v
+            self.state.add_item(*where, union(*args))
+        key = node.args[0] if node.args else None
+        if where is not None and isinstance(key, ir.Const):
+            tracked = f"{where[1]}[{key.value!r}]"
+            if tracked in self.state.vars.get(where[0], {}):
+                # d.get("k") of a dict whose "k" is tracked: that key only (and the default).
+                return union(self.state.read(where[0], tracked), *args[1:])
+        if any(not trace.origin.startswith("param:") for trace in recv):
+            return union(recv, *args, *(t for _, t in kwargs))
+        # A container with no input of its own (clean, or a parameter: its caller's
+        # container decides through the summary): the key only selects a stored object.
+        return union(recv, *args[1:])
 
     def _shell_command(self, name: str, node: ir.Call) -> ir.Expr | None:
         """The command line of a shell started through an argument vector (``cmd`` of
@@ -364,7 +469,8 @@ class Evaluator:
             for flow in _splice(bound.get(int(hit.trace.origin[6:]), CLEAN), step, hit.trace):
                 spec = next((s for s in self.cat.specs if s.rule_id == hit.rule), None)
                 if spec is not None:
-                    self._hit(spec, flow, hit.sink_line, hit.sink_path, hit.note)
+                    self._hit(spec, flow, hit.sink_line, hit.sink_path, hit.note,
+                              hit.harmless)
         return union(*out)
 
     def _sinks(self, name: str, node: ir.Call, args: list[Taint],
@@ -382,7 +488,8 @@ class Evaluator:
                 if key is not None and sink.dangerous(None, key):
                     dangerous.append(taint)
             for trace in union(*dangerous):
-                self._hit(spec, trace, node.line, self.path, sink.message or name)
+                self._hit(spec, trace, node.line, self.path, sink.message or name,
+                          sink.harmless)
 
     def _element(self, node: ir.Expr, sink: SinkSpec) -> Taint:
         if isinstance(node, ir.Seq):
@@ -406,6 +513,7 @@ class Evaluator:
             return False
         value = self.const(arg)
         name = self.dotted(arg)
+        made = self._made(arg)
         for wanted in cond.values:
             if value is not UNKNOWN and value == wanted and type(value) is type(wanted):
                 return True
@@ -414,7 +522,19 @@ class Evaluator:
                 return True
             if isinstance(wanted, str) and name is not None and glob_match(wanted, name):
                 return True
+            if isinstance(wanted, str) and made is not None and glob_match(wanted, made):
+                return True
         return False
+
+    def _made(self, arg: ir.Expr) -> str | None:
+        """``io.BytesIO()`` for a variable last assigned ``io.BytesIO(...)`` (or bound by
+        ``with open(...) as fh``): the call that made its value, named as :meth:`dotted`
+        names a call, so a condition globs one form for ``f(io.BytesIO(b))`` and
+        ``buf = io.BytesIO(b); f(buf)``."""
+        if not isinstance(arg, ir.Name) or arg.id not in self.state.types:
+            return None
+        kind = self.state.types[arg.id]
+        return f"{kind if '.' in kind else self.imports.get(kind, kind)}()"
 
     def store_sink(self, target: ir.Expr, taint: Taint, line: int) -> None:
         """A store into a sink target (``resp.headers['Location'] = v``, ``session[k] = v``)."""
@@ -423,16 +543,31 @@ class Evaluator:
             return
         for spec, sink in self.cat.sinks_for(name, store=True):
             for trace in taint:
-                self._hit(spec, trace, line, self.path, sink.message or name)
+                self._hit(spec, trace, line, self.path, sink.message or name, sink.harmless)
 
-    def _hit(self, spec: TaintSpec, trace: Trace, line: int, path: str, note: str) -> None:
+    def _hit(self, spec: TaintSpec, trace: Trace, line: int, path: str, note: str,
+             harmless: frozenset[str] = frozenset()) -> None:
         if any(s in trace.cleared for s in spec.sanitizers):
             return
-        if not trace.origin.startswith("param:") and trace.origin not in spec.source_kinds:
+        param = trace.origin.startswith("param:")
+        if not param and trace.origin not in spec.source_kinds:
             return
+        shapes = set() if param else shape_of(trace) & harmless
+        if "query" in shapes:
+            return  # only in the query of a URL whose scheme, host and path are fixed
+        contained = "segment" if "segment" in shapes else None
+        if contained is not None:
+            # A URL segment holds no "/": it stays in the directory on POSIX, not on Windows
+            # where a backslash is a separator too (so reported, below the gate).
+            note = f"{note}, as its last component only (no '/': contained on POSIX)"
+            if trace.steps and trace.steps[-1].kind == "sink":  # a callee's sink
+                last = trace.steps[-1]
+                trace = Trace(trace.origin, (*trace.steps[:-1], Step(
+                    last.path, last.line, last.kind, note)), trace.cleared)
         flow = trace if path != self.path or (trace.steps and trace.steps[-1].kind == "sink") \
             else trace.then(Step(path, line, "sink", note))
-        self.hits.append(Hit(spec.rule_id, flow, line, path, note))
+        self.hits.append(Hit(spec.rule_id, flow, line, path, note,
+                             harmless if param else frozenset(), contained))
 
     # -- binding and conditions -----------------------------------------------------------
     def bind(self, target: ir.Expr, taint: Taint, value: ir.Expr | None, line: int) -> None:
@@ -452,12 +587,15 @@ class Evaluator:
             if isinstance(target, ir.Sub):  # x[expr] = v: an unknown key of x
                 base = access_path(target.obj, self.state)
                 if base is not None:
-                    self.state.weak(*base, taint)
+                    self.state.add_item(*base, taint)
                 if target.key is not None:
                     self.eval(target.key)
             return
         root, path = where
+        query = not path and value is not None and self.has_query(value)
         self.state.write(root, path, taint)
+        if query:
+            self.state.queried.add(root)
         if not path:
             self._alias(root, value)
         built, self.built = self.built, None
@@ -490,6 +628,10 @@ class Evaluator:
                 func = value.func.obj if isinstance(value.func, ir.Sub) else value.func
                 if isinstance(func, ir.Name):  # x = Backup(...): x is a Backup
                     self.state.types[root] = func.id
+            elif isinstance(value, ir.Call) and isinstance(value.func, ir.Attr):
+                made = self.dotted(value.func)  # x = io.BytesIO(...): x is an io.BytesIO
+                if made is not None and not made.startswith("?") and "(" not in made:
+                    self.state.types[root] = made
             const = self.const(value) if value is not None else UNKNOWN
             if const is not UNKNOWN:
                 self.state.set_const(root, const)
@@ -544,8 +686,10 @@ class Evaluator:
         return taint
 
 def _splice(prefix: Taint, step: Step, trace: Trace) -> Taint:
-    return tuple(Trace(p.origin, (*p.steps, step, *trace.steps), p.cleared | trace.cleared)
-                 for p in prefix)
+    """The caller's traces ``prefix`` through a function's parameter trace ``trace``: with
+    both sanitizers, and the shapes the function kept or gave (:func:`splice_shapes`)."""
+    return tuple(Trace(p.origin, (*p.steps, step, *trace.steps),
+                       splice_shapes(p.cleared, trace.cleared)) for p in prefix)
 
 
 def _single_root(node: ir.Expr) -> str | None:

@@ -9,7 +9,7 @@ from .catalogue import NO_RETURN, any_match
 from .exprs import Evaluator, Resolver
 from .spec import Catalogue
 from .state import UNKNOWN, State, access_path, join
-from .values import CLEAN, Step, Taint, extend, union
+from .values import CLEAN, Step, Taint, extend
 
 #: Returned calls that are not an HTML body (the XSS view-return sink ignores them).
 _NOT_HTML = ("*jsonify", "*JsonResponse", "*JSONResponse", "json.dumps", "*render_template",
@@ -47,16 +47,18 @@ class FunctionRun(Evaluator):
                 self.bind(target, taint, stmt.value, stmt.line)
             return self.state
         if isinstance(stmt, ir.AugAssign):
-            taint = union(self.eval(stmt.target), self.eval(stmt.value))
+            # x += v is x = x + v (the shapes of its input too: url += "&q=" + q).
+            built = ir.Op(stmt.line, stmt.op, (stmt.target, stmt.value))
+            taint = self.eval(built)
             where = access_path(stmt.target, self.state)
             if where is not None and not where[1] and self.const(stmt.value) is not UNKNOWN \
                     and not taint:
                 before = self.state.const(where[0])
-                self.bind(stmt.target, taint, None, stmt.line)
+                self.bind(stmt.target, taint, built, stmt.line)
                 if isinstance(before, str) and isinstance(self.const(stmt.value), str):
                     self.state.set_const(where[0], before + str(self.const(stmt.value)))
                 return self.state
-            self.bind(stmt.target, taint, None, stmt.line)
+            self.bind(stmt.target, taint, built, stmt.line)
             return self.state
         if isinstance(stmt, ir.ExprStmt):
             self.eval(stmt.value)

@@ -429,13 +429,21 @@ def _call(node: Node, line: int) -> ir.Expr:
 
 
 def _string(node: Node, line: int) -> ir.Expr:
-    """A literal is a ``Const``; an f-string is an ``Op("fstring")`` over its parts."""
+    """A literal is a ``Const``; an f-string is an ``Op("fstring")`` over its parts in
+    order: its literal text between the replacement fields as ``Const`` parts (where input
+    sits in the text matters: after a ``?``, it is in a URL's query)."""
     parts: list[ir.Expr] = []
     literal: list[str] = []
+    pending: list[str] = []  # literal text since the last replacement field
+    fields = False
     strings = node.named_children if node.type == "concatenated_string" else [node]
     for string in strings:
         for child in string.named_children:
             if child.type == "interpolation":
+                if pending:
+                    parts.append(ir.Const(line, "".join(pending)))
+                    pending = []
+                fields = True
                 inner = _field(child, "expression")
                 parts.append(expr(inner))
                 spec = _field(child, "format_specifier")
@@ -443,7 +451,10 @@ def _string(node: Node, line: int) -> ir.Expr:
                              if i.type == "interpolation")
             elif child.type in ("string_content", "escape_sequence"):
                 literal.append(_text(child))
-    if parts:
+                pending.append(_text(child))
+    if fields:
+        if pending:
+            parts.append(ir.Const(line, "".join(pending)))
         return ir.Op(line, "fstring", tuple(parts))
     return ir.Const(line, "".join(literal))
 

@@ -25,6 +25,7 @@ from .catalogue import (
     ROUTE_DECORATORS,
     SAFE_ANNOTATIONS,
     SAFE_CONVERTERS,
+    SEGMENT_CONVERTERS,
     TEST_DECORATORS,
     TEXT_RESPONSE_CLASSES,
     any_match,
@@ -33,9 +34,13 @@ from .exprs import Evaluator, Summary
 from .flow import FunctionRun
 from .spec import Catalogue
 from .state import State
-from .values import Hit, Step, Trace
+from .values import PARAM_MARKS, SEGMENT, Hit, Step, Trace
 
 _CONVERTER = re.compile(r"<(\w+)(?:\([^)]*\))?:(\w+)>")
+#: A route's fields: Flask ``<name>``/``<conv:name>``/``<conv(args):name>``, Starlette and
+#: FastAPI ``{name}``/``{name:conv}`` (converter, name).
+_FLASK_FIELD = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
+_BRACE_FIELD = re.compile(r"\{(\w+)(?::(\w+))?\}")
 
 
 @dataclass
@@ -247,6 +252,7 @@ class Project:
             func.name.startswith("test_") and _is_test_module(info.path)))
         resolver = not test and _is_resolver(func, decorators, owner)
         safe = _converters(func)
+        segments = _segments(func, run)
         params = func.params
         request_at = None if test else next((i for i, p in enumerate(params) if (
             p.name == "request" or (p.annotation and any_match(REQUEST_TYPES, p.annotation)))),
@@ -262,7 +268,8 @@ class Project:
                 # Fields another method stored from a source; anything else read from self
                 # is the receiver's (param:0), so a caller's tainted object reaches sinks.
                 state.write(param.name, "", (Trace("param:0", (Step(
-                    info.path, func.line, "step", f"parameter {param.name!r}"),)),))
+                    info.path, func.line, "step", f"parameter {param.name!r}"),),
+                    PARAM_MARKS),))
                 for path, taint in owner.fields.items():
                     state.write(param.name, path, taint)
                 continue
@@ -272,11 +279,13 @@ class Project:
                 param.name != "request" and not (param.annotation and any_match(
                     REQUEST_TYPES, param.annotation)) and param.name not in safe
                 and not _safe_annotation(param.annotation) and not _is_dependency(param))
+            segment = from_url and param.name in segments
             step = Step(info.path, func.line, "source" if from_url else "step",
                         f"route parameter {param.name!r} (web input)" if from_url
                         else f"parameter {param.name!r}")
-            state.write(param.name, "", ((Trace("web", (step,)),) if from_url
-                                         else (Trace(f"param:{i}", (step,)),)))
+            state.write(param.name, "", (
+                (Trace("web", (step,), frozenset({SEGMENT}) if segment else frozenset()),)
+                if from_url else (Trace(f"param:{i}", (step,), PARAM_MARKS),)))
         run.block(func.body, state)
         return run
 
@@ -303,8 +312,9 @@ class Project:
 def _hit_order(hit: Hit) -> tuple[object, ...]:
     # Hits at the same positions keep the order one run found them in (a line with two
     # sinks of one rule reports the first); sorted is stable.
+    # A flow of input of any shape before a contained one at the same positions.
     return (hit.rule, hit.sink_path, hit.sink_line,
-            tuple((s.path, s.line) for s in hit.trace.steps))
+            tuple((s.path, s.line) for s in hit.trace.steps), hit.shape is not None)
 
 
 class _NoCalls:
@@ -359,6 +369,31 @@ def _converters(func: ir.FuncDef) -> set[str]:
                     safe.update(name for conv, name in _CONVERTER.findall(arg.value)
                                 if conv in SAFE_CONVERTERS)
     return safe
+
+
+def _segments(func: ir.FuncDef, run: Evaluator) -> set[str]:
+    """The parameters that are one URL path segment in every route of ``func``: a field of
+    each route's constant string with a converter that excludes "/" (see
+    ``SEGMENT_CONVERTERS``). A route string that is not a constant decides nothing: none."""
+    fields: list[dict[str, str]] = []
+    for deco in func.decorators:
+        if not (isinstance(deco, ir.Call) and any_match(ROUTE_DECORATORS,
+                                                          run.dotted(deco.func) or "")):
+            continue
+        rule = deco.args[0] if deco.args else next(
+            (v for k, v in deco.kwargs if k in ("rule", "path")), None)
+        if rule is None or isinstance(rule, ir.Seq | ir.Dict):
+            continue  # @require_http_methods(["GET"]): not a route string
+        text = run.const(rule)
+        if not isinstance(text, str):
+            return set()
+        found = {name: conv for conv, name in _FLASK_FIELD.findall(text)}
+        found.update({name: conv for name, conv in _BRACE_FIELD.findall(text)})
+        fields.append(found)
+    if not fields:
+        return set()
+    names = set.intersection(*(set(f) for f in fields))
+    return {n for n in names if all(f[n] in SEGMENT_CONVERTERS for f in fields)}
 
 
 def _safe_annotation(annotation: str | None) -> bool:

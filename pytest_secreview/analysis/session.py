@@ -15,6 +15,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..core.severity import Severity
 from . import ir
 from .catalogue import PRESETS
 from .parse import parse_module
@@ -209,7 +210,7 @@ class TaintSession:
                              s.note) for s in hit.trace.steps)
             out.setdefault(hit.sink_path, []).append(Flow(
                 rule=hit.rule, origin=hit.trace.origin,
-                severity=spec.severity_web if hit.trace.origin == "web" else spec.severity_local,
+                severity=_severity(spec, hit),
                 cwe=spec.cwe, steps=steps, sink_path=hit.sink_path, sink_line=hit.sink_line,
                 why_new="added line" if added else "not at base",
             ))
@@ -219,6 +220,19 @@ class TaintSession:
 
 
 _Lines = dict[tuple[str, int], str]
+
+#: The severity of a flow whose input is contained by its shape on POSIX only (a URL segment
+#: as a file's last component, see ``values.SHAPES``): reported, below the gate's default.
+CONTAINED = Severity.LOW
+
+
+def _severity(spec: TaintSpec, hit: Hit) -> str:
+    """A flow's severity: the rule's for a web source, the local cap for the operator's
+    input, at most :data:`CONTAINED` for input a shape contains."""
+    severity = Severity(spec.severity_web if hit.trace.origin == "web" else spec.severity_local)
+    if hit.shape is not None and severity.rank > CONTAINED.rank:
+        severity = CONTAINED
+    return severity.value
 
 
 def _line_text(lines: _Lines, path: str, line: int) -> str:

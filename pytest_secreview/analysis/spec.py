@@ -66,6 +66,7 @@ class SinkSpec:
     when: tuple[Condition, ...] = ()  # all must hold
     unless: tuple[Condition, ...] = ()  # any holding makes the call safe
     message: str = ""
+    harmless: frozenset[str] = frozenset()  # input shapes that cannot misuse it (values.py)
 
     def dangerous(self, position: int | None, keyword: str | None) -> bool:
         """True when the argument at ``position`` or named ``keyword`` is a dangerous one."""
@@ -101,7 +102,7 @@ class TaintSpec:
     propagators: tuple[PropagatorSpec, ...] = ()
     view_return: bool = False  # a web view's returned body is a sink (XSS)
     severity_web: str = "CRITICAL"
-    severity_local: str = "HIGH"
+    severity_local: str = "MEDIUM"
     message: str = ""
 
 

@@ -3,7 +3,9 @@
 
 Paths are kept per root variable, so reading ``x`` as a whole unions ``x`` and everything
 stored under it, while reading ``x['k']`` sees only that key (or, when the key was never
-stored, whatever ``x`` itself holds).
+stored, whatever ``x`` itself holds and its items of unknown key, ``x[*]``: what
+``x.append(v)``, ``x.update(m)`` or ``x[expr] = v`` put in it). An attribute ``x.f`` is not
+an item: ``x.update(form)`` does not reach it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from .values import CLEAN, Taint, union
 
 #: The constant value of a variable is unknown.
 UNKNOWN = object()
+#: The path suffix of a container's items of unknown key.
+ITEMS = "[*]"
 
 
 def _under(key: str, path: str) -> bool:
@@ -22,13 +26,14 @@ def _under(key: str, path: str) -> bool:
 class State:
     """Mutable for speed inside one straight-line block; :meth:`copy` at every branch."""
 
-    __slots__ = ("consts", "derived", "types", "vars")
+    __slots__ = ("consts", "derived", "queried", "types", "vars")
 
     def __init__(self) -> None:
         self.vars: dict[str, dict[str, Taint]] = {}
         self.consts: dict[str, object] = {}
         self.derived: dict[str, str] = {}  # host = urlparse(url).hostname: host -> url
         self.types: dict[str, str] = {}  # job = Backup(...): job -> "Backup"
+        self.queried: set[str] = set()  # url = "/login?next=" + q: url surely holds a "?"
 
     def copy(self) -> State:
         new = State()
@@ -36,6 +41,7 @@ class State:
         new.consts = dict(self.consts)
         new.derived = dict(self.derived)
         new.types = dict(self.types)
+        new.queried = set(self.queried)
         return new
 
     def has(self, root: str) -> bool:
@@ -52,7 +58,10 @@ class State:
             ancestor = path
             while ancestor:
                 cut = max(ancestor.rfind("."), ancestor.rfind("["))
+                item = cut >= 0 and ancestor[cut] == "["
                 ancestor = ancestor[:cut] if cut > 0 else ""
+                if item and ancestor + ITEMS in paths:
+                    found.append(paths[ancestor + ITEMS])  # x['k'] may be an unknown item
                 if ancestor in paths:
                     found.append(paths[ancestor])
                     break
@@ -71,13 +80,19 @@ class State:
             self.consts.pop(root, None)
             self.derived.pop(root, None)
             self.types.pop(root, None)
+            self.queried.discard(root)
 
     def weak(self, root: str, path: str, taint: Taint) -> None:
-        """Weak update (an unknown key, an appended element): add ``taint`` to the path."""
+        """Weak update (a rule's propagator into a receiver): add ``taint`` to the path."""
         if not taint:
             return
         paths = self.vars.setdefault(root, {})
         paths[path] = union(paths.get(path, CLEAN), taint)
+
+    def add_item(self, root: str, path: str, taint: Taint) -> None:
+        """An item of unknown key (an appended element, ``x[expr] = v``, ``x.update(m)``)
+        now may hold ``taint``: the container's items see it, its attributes do not."""
+        self.weak(root, path + ITEMS, taint)
 
     def set_const(self, root: str, value: object) -> None:
         self.write(root, "", CLEAN)
@@ -111,6 +126,7 @@ def join(states: list[State | None]) -> State | None:
     for name, kind in first.types.items():
         if all(s.types.get(name) == kind for s in live[1:]):
             out.types[name] = kind
+    out.queried = set.intersection(*(s.queried for s in live))
     return out
 
 

@@ -54,6 +54,64 @@ class Trace:
 Taint = tuple[Trace, ...]
 CLEAN: Taint = ()
 
+#: Where the input sits in a value, as a mark on its trace (kept with the sanitizers in
+#: ``cleared``). A sink that only input of another shape can misuse lists the shape as
+#: ``harmless``:
+#:
+#: - ``query``: every input character lies after the first ``?`` or ``#`` of a URL whose text
+#:   before it holds no input of this trace (a constant, an app route): the input is in the
+#:   query or the fragment, the redirect's scheme, host and path are fixed.
+#: - ``segment``: the input is one URL path segment (a route converter that excludes ``/``)
+#:   and is at most the path's last component: on POSIX the path stays in its directory
+#:   (``base/..`` is a directory, which a file sink cannot open as a file).
+#:
+#: Only the operations that keep a shape carry it (string building for ``query``, a path join
+#: whose last component holds the input for ``segment``, ``str()``); any other call or
+#: operation drops it. A function's parameter starts with a ``keeps`` mark per shape instead:
+#: what survives of them says which shapes the function keeps, so a caller's shape survives
+#: the call only if the function kept it (:func:`splice_shapes`).
+SHAPES = ("query", "segment")
+QUERY = "<query>"
+SEGMENT = "<segment>"
+_MARKS = {f"<{name}>": name for name in SHAPES}
+_KEEPS = {f"<keeps {name}>": name for name in SHAPES}
+#: The marks a parameter's trace starts with.
+PARAM_MARKS: frozenset[str] = frozenset(_KEEPS)
+
+
+def shape_of(trace: Trace) -> frozenset[str]:
+    """The shapes (``query``, ``segment``) ``trace``'s input has."""
+    return frozenset(_MARKS[m] for m in trace.cleared if m in _MARKS)
+
+
+def reshape(taint: Taint, keep: frozenset[str] = frozenset()) -> Taint:
+    """``taint`` after an operation that keeps only the shapes in ``keep``."""
+    if not any(t.cleared for t in taint):
+        return taint
+    out = []
+    for trace in taint:
+        gone = {m for m in trace.cleared
+                if (_MARKS.get(m) or _KEEPS.get(m, "")) not in keep and (
+                    m in _MARKS or m in _KEEPS)}
+        out.append(Trace(trace.origin, trace.steps, trace.cleared - gone) if gone else trace)
+    return tuple(out)
+
+
+def shaped(taint: Taint, name: str) -> Taint:
+    """``taint`` now of shape ``name`` (its input is in a URL's query, ...)."""
+    mark = f"<{name}>"
+    return tuple(t if mark in t.cleared else Trace(t.origin, t.steps, t.cleared | {mark})
+                 for t in taint)
+
+
+def splice_shapes(caller: frozenset[str], callee: frozenset[str]) -> frozenset[str]:
+    """The marks of a caller's trace through a function whose parameter trace ended with
+    ``callee``: the caller's shapes the function kept, and the shapes it gave the value."""
+    kept = {_KEEPS[m] for m in callee if m in _KEEPS}
+    plain = {m for m in caller | callee if m not in _MARKS and m not in _KEEPS}
+    marks = {m for m in caller if (_MARKS.get(m) or _KEEPS.get(m)) in kept}
+    return frozenset(plain | marks | {m for m in callee if m in _MARKS})
+
 
 def union(*taints: Taint) -> Taint:
     """The traces of every taint, deduplicated by (origin, first step, sanitizers)."""
@@ -66,8 +124,10 @@ def union(*taints: Taint) -> Taint:
             seen.setdefault(trace.key(), trace)
     traces = tuple(seen.values())
     if len(traces) > MAX_TRACES:
-        # Keep real sources before parameter labels, so a finding is never crowded out.
-        traces = tuple(sorted(traces, key=lambda t: t.origin.startswith("param:")))[:MAX_TRACES]
+        # Keep real sources before parameter labels, and input of any shape before input of
+        # a harmless one, so a finding is never crowded out.
+        traces = tuple(sorted(traces, key=lambda t: (t.origin.startswith("param:"),
+                                                     bool(shape_of(t)))))[:MAX_TRACES]
     return traces
 
 
@@ -84,10 +144,14 @@ def clear(taint: Taint, sanitizer: str) -> Taint:
 @dataclass(frozen=True, slots=True)
 class Hit:
     """A trace that reached a sink of rule ``rule``: a flow (when its origin is a source) or a
-    summary fact (when it is a parameter)."""
+    summary fact (when it is a parameter). ``harmless`` are the sink's harmless shapes (a
+    fact's caller decides with them); ``shape`` is the contained shape of a flow's input
+    (``segment``: reported at LOW), None for input of any shape."""
 
     rule: str
     trace: Trace
     sink_line: int
     sink_path: str
     note: str
+    harmless: frozenset[str] = frozenset()
+    shape: str | None = None

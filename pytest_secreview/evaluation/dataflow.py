@@ -31,11 +31,15 @@ def run_taint(rule: Rule, file: FileDiff, session: TaintSession | None
     for flow in session.flows(rule.id, file.path):
         current = best.get(flow.sink_line)
         others[flow.sink_line] = others.get(flow.sink_line, 0) + 1
-        # A request source outranks a local one; then a flow the PR touched directly.
-        if current is None or (flow.origin == "web", flow.why_new == "added line") > (
-                current.origin == "web", current.why_new == "added line"):
+        # The most severe flow; then a request source over a local one; then a flow the PR
+        # touched directly.
+        if current is None or _rank(flow) > _rank(current):
             best[flow.sink_line] = flow
     return [_flow_finding(rule, flow, others[line] - 1) for line, flow in best.items()], None
+
+
+def _rank(flow: Flow) -> tuple[int, bool, bool]:
+    return (Severity(flow.severity).rank, flow.origin == "web", flow.why_new == "added line")
 
 
 def with_flows(patterns: list[Finding], flows: list[Finding]) -> list[Finding]:

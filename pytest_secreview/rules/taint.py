@@ -12,6 +12,10 @@ from ..core.severity import Severity, severity_text
 
 _PATTERN = r"^[A-Za-z0-9_*.\[\]()]+$"
 
+#: The highest severity of a flow from a ``local`` source: the operator's command line,
+#: environment or stdin is not an attacker's input unless the program serves it to others.
+LOCAL_CAP = Severity.MEDIUM
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -55,6 +59,12 @@ class TaintSink(_Strict):
     when: list[TaintCondition] = Field(default_factory=list, description="All must hold.")
     unless: list[TaintCondition] = Field(default_factory=list,
                                          description="Any holding makes the call safe.")
+    harmless: list[Literal["query", "segment"]] = Field(
+        default_factory=list,
+        description="Input shapes that cannot misuse the sink: 'query' (only in a URL's query "
+                    "or fragment, after a constant or app-route prefix: not reported), "
+                    "'segment' (a URL path segment, no '/', as the path's last component "
+                    "only: reported at LOW, contained on POSIX).")
     message: str = ""
 
     @model_validator(mode="after")
@@ -92,7 +102,8 @@ class TaintSection(_Strict):
                               description="A web view's returned body is a sink (XSS).")
     severity: Severity | None = Field(default=None,
                                       description="Severity of a flow from a web source "
-                                                  "(default: the rule's); local: at most HIGH.")
+                                                  "(default: the rule's); local: at most "
+                                                  "MEDIUM.")
 
     _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
 
@@ -113,12 +124,15 @@ def compile_taint(rule_id: str, cwe: str | None, rule_severity: Severity,
             kinds.add(source.kind)
             own.append(SourceSpec(source.pattern, source.kind, source.inside))
     web = section.severity or rule_severity
-    local = Severity.HIGH if web.rank > Severity.HIGH.rank else web
+    # CRITICAL needs input from the network reaching the sink; the operator's own input
+    # (command line, environment, stdin) caps at MEDIUM (see LOCAL_CAP).
+    local = LOCAL_CAP if web.rank > LOCAL_CAP.rank else web
     sinks = tuple(
         SinkSpec(pattern=(s.call or s.store or ""), store=s.store is not None,
                  args=tuple(s.args), kwargs=tuple(s.kwargs), element=s.element,
                  when=tuple(_condition(c) for c in s.when),
-                 unless=tuple(_condition(c) for c in s.unless), message=s.message)
+                 unless=tuple(_condition(c) for c in s.unless), message=s.message,
+                 harmless=frozenset(s.harmless))
         for s in section.sinks
     )
     return TaintSpec(
