@@ -8,8 +8,17 @@ stored, whatever ``x`` itself holds).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import ir
-from .values import CLEAN, Taint, union
+from .values import CLEAN, Hit, Taint, union
+
+if TYPE_CHECKING:
+    from .spec import SinkSpec
+
+#: Findings of a response's body sink held until the response leaves the function, with the
+#: sink they came from (a content type set afterwards may still make the body not HTML).
+Pending = tuple[tuple[Hit, "SinkSpec"], ...]
 
 #: The constant value of a variable is unknown.
 UNKNOWN = object()
@@ -22,13 +31,14 @@ def _under(key: str, path: str) -> bool:
 class State:
     """Mutable for speed inside one straight-line block; :meth:`copy` at every branch."""
 
-    __slots__ = ("consts", "derived", "types", "vars")
+    __slots__ = ("consts", "derived", "pending", "types", "vars")
 
     def __init__(self) -> None:
         self.vars: dict[str, dict[str, Taint]] = {}
         self.consts: dict[str, object] = {}
         self.derived: dict[str, str] = {}  # host = urlparse(url).hostname: host -> url
         self.types: dict[str, str] = {}  # job = Backup(...): job -> "Backup"
+        self.pending: dict[str, Pending] = {}  # resp = make_response(x): resp -> its findings
 
     def copy(self) -> State:
         new = State()
@@ -36,6 +46,7 @@ class State:
         new.consts = dict(self.consts)
         new.derived = dict(self.derived)
         new.types = dict(self.types)
+        new.pending = dict(self.pending)
         return new
 
     def has(self, root: str) -> bool:
@@ -111,6 +122,9 @@ def join(states: list[State | None]) -> State | None:
     for name, kind in first.types.items():
         if all(s.types.get(name) == kind for s in live[1:]):
             out.types[name] = kind
+    for state in live:  # held on any path: held after the merge
+        for name, held in state.pending.items():
+            out.pending[name] = tuple(dict.fromkeys((*out.pending.get(name, ()), *held)))
     return out
 
 
