@@ -1,8 +1,12 @@
-"""Deterministic checks on parsed diffs: removed-safeguard patterns and moved safeguards."""
+"""Deterministic checks on parsed diffs: removed-safeguard patterns and moved safeguards, and
+patterns judged per delimited span (``within``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from pytest_secreview.diff.parser import parse_diff_text
+from pytest_secreview.errors import RuleError
 from pytest_secreview.evaluation.deterministic import run_detect
 from pytest_secreview.rules.parse import parse_rule
 
@@ -67,3 +71,43 @@ def test_a_removed_pattern_split_over_two_added_lines_is_still_removed() -> None
                  "@@ -1,1 +1,2 @@\n-exec(code)\n+exec\n+(code)\n")
     found = run_detect(parse_rule(ANCHORED, "rules/anchored.md"), file)
     assert [(f.line, f.title) for f in found] == [(1, "exec anywhere")]
+
+
+SPANS = b"""---
+title: Raw output
+severity: medium
+detect:
+  - pattern: '\\|\\s*raw\\b'
+    message: raw output
+    within: ['{{', '}}']
+    unless: '^\\{\\{\\s*"[^"]*"\\s*\\|\\s*raw\\s*\\}\\}$'
+---
+"""
+
+
+def test_a_span_is_judged_whole_over_the_lines_of_its_hunk() -> None:
+    # A context line opens the expression, the added line closes it: the unless sees the
+    # whole {{ ... }} (a literal). A variable over two added lines is reported on the line
+    # where the pattern matches its piece, and each expression of a line is judged alone.
+    file = _file("diff --git a/t.html b/t.html\n--- a/t.html\n+++ b/t.html\n"
+                 "@@ -1,2 +1,6 @@\n <p>{{ \"<b>Hi</b>\"\n-  }}</p>\n+  | raw }}</p>\n"
+                 "+<p>{{ user.bio\n+  | raw }}</p>\n"
+                 "+<p>{{ \"<i>a</i>\" | raw }} {{ user.name | raw }}</p>\n"
+                 "+<p>{{ \"}} {{\" | raw }}</p>\n")
+    found = run_detect(parse_rule(SPANS, "rules/raw.md"), file)
+    assert sorted(f.line for f in found) == [4, 5]
+
+
+def test_a_span_opened_before_the_hunk_is_judged_without_its_opener() -> None:
+    # The hunk does not show where the expression starts: not proven safe, so reported.
+    file = _file("diff --git a/t.html b/t.html\n--- a/t.html\n+++ b/t.html\n"
+                 "@@ -9,1 +9,1 @@\n-  | e }}</p>\n+  | raw }}</p>\n")
+    (finding,) = run_detect(parse_rule(SPANS, "rules/raw.md"), file)
+    assert finding.line == 9
+
+
+def test_within_is_for_added_lines_only() -> None:
+    rule = SPANS.replace(b"    within:", b"    on: removed\n    within:")
+    with pytest.raises(RuleError) as info:
+        parse_rule(rule, "rules/raw.md")
+    assert "detect.0" in str(info.value) and "within" in str(info.value)

@@ -4,8 +4,9 @@ is a pull request in a real git repository reviewed by the plugin with the bundl
 Tornado, GraphQL resolvers (Graphene, Strawberry, Ariadne), FastAPI and aiohttp inputs reach
 sinks; what the frameworks escape or encode (a rendered template file, a JSON response), a
 regular-expression search, an HTML page quoting a decorator, a tuple of setting names, a
-FastAPI route's return value (JSON unless its response class is HTML) and a test's
-parameters are not findings (issue 23: false positives seen on real applications)."""
+FastAPI route's return value (JSON unless its response class is HTML), a file served with its
+own type, a text/plain response, what a DRF filter returns and a test's parameters are not
+findings (issue 23: false positives seen on real applications)."""
 
 from __future__ import annotations
 
@@ -229,6 +230,36 @@ QUIET = {
         @app.get("/echo")
         async def echo(request: Request):
             return request.query_params.get("q", "")
+        ''')}, "xss", None),
+    "served-file-and-text-responses": Flow({"app.py": _code('''
+        from flask import Flask, make_response, request, send_from_directory
+
+        app = Flask(__name__)
+
+
+        @app.get("/shots/<name>")
+        def shot(name):
+            resp = make_response(send_from_directory("/srv/shots", name))
+            resp.headers["Cache-Control"] = "no-cache"
+            return resp
+
+
+        @app.get("/diff")
+        def diff():
+            resp = make_response("--- " + request.args.get("a", ""))
+            resp.headers["Content-Type"] = "text/plain; charset=utf-8"
+            return resp
+        ''')}, "xss", None),
+    "drf-filter-returns-are-not-responses": Flow({"filters.py": _code('''
+        from rest_framework.filters import BaseFilterBackend
+
+
+        class Search(BaseFilterBackend):
+            def get_search_terms(self, request):
+                return request.query_params.get("search", "").split(",")
+
+            def filter_queryset(self, request, queryset, view):
+                return queryset.filter(name__in=self.get_search_terms(request))
         ''')}, "xss", None),
     "re-search-is-not-ldap": Flow({"app.py": _code('''
         import re

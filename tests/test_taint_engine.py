@@ -311,6 +311,164 @@ def view():
         return "bad"
     os.system("sleep " + n)
 """),
+    # What a function returns is a response body only when the framework renders it: a
+    # route, or an HTTP-method handler of a class-based view. A DRF filter or permission, an
+    # HTTP client's adapter and a helper that takes the request return plain values.
+    ("xss-return-of-a-view-only", "xss", """
+from flask import Flask, request
+from flask.views import MethodView
+from rest_framework.filters import BaseFilterBackend
+from rest_framework.permissions import BasePermission
+app = Flask(__name__)
+class Search(BaseFilterBackend):
+    def get_search_terms(self, request):
+        return request.query_params.get("search", "").split(",")
+    def filter_queryset(self, request, queryset, view):
+        return queryset.filter(name=request.query_params["q"])
+class Owner(BasePermission):
+    def has_object_permission(self, request, view, obj):
+        return request.query_params.get("owner") or obj.public
+class Adapter:
+    def send(self, request, timeout=None):
+        conn = self.pool.connection_from_url(request.url)
+        return conn
+def client_ip(request):
+    return request.META.get("HTTP_X_FORWARDED_FOR", "")
+@app.route("/hello")
+def hello():
+    return "<p>" + request.args["name"] + "</p>"  # VULN
+class Page(MethodView):
+    def get(self):
+        return "<p>" + request.args["name"] + "</p>"  # VULN
+class BasePage(MethodView):
+    pass
+class Card(BasePage):
+    def post(self):
+        return "<p>" + request.form["title"] + "</p>"  # VULN
+"""),
+    ("xss-django-views-build-responses", "xss", """
+from django.http import HttpResponse, HttpResponseNotFound, HttpResponseRedirect
+from django.views import View
+def not_found(request, exception=None):
+    back = request.META.get("HTTP_REFERER", "/")
+    return HttpResponseNotFound("<a href='%s'>back</a>" % back)  # VULN
+def moved(request):
+    return HttpResponseRedirect(request.GET.get("to", "/"))
+class Greet(View):
+    def get(self, request):
+        return HttpResponse("<p>" + request.GET["name"] + "</p>")  # VULN
+"""),
+    ("xss-fastapi-plain-text-route", "xss", """
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse, PlainTextResponse
+app = FastAPI()
+@app.get("/raw/{name}", response_class=PlainTextResponse)
+def raw(name: str):
+    return f"<p>{name}</p>"
+@app.get("/page/{name}", response_class=HTMLResponse)
+def page(name: str):
+    return f"<p>{name}</p>"  # VULN
+"""),
+    # One flow into one response is one finding, where the data enters the response: the
+    # response object returned later is not a second one.
+    ("xss-one-finding-per-response", "xss", FLASK + """
+from flask import make_response
+@app.route("/a")
+def a():
+    resp = make_response("<p>" + request.args["q"] + "</p>")  # VULN
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+@app.route("/b")
+def b():
+    body = "<p>" + request.args["q"] + "</p>"
+    resp = make_response("")
+    resp.data = body
+    return resp  # VULN
+@app.route("/c")
+def c():
+    resp = make_response("")
+    resp.headers["X-Trace"] = request.args["trace"]
+    return resp
+"""),
+    # A file served with its own type, or a response given a type that is not HTML, is not an
+    # HTML page built from the input. Request data under the default (HTML) type, an HTML
+    # type, or a type the request picks stays a finding.
+    ("xss-typed-responses", "xss", FLASK + """
+import mimetypes
+from flask import Response, make_response, send_file, send_from_directory
+@app.route("/file/<name>")
+def file(name):
+    resp = make_response(send_from_directory("/srv/files", name))
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+@app.route("/img")
+def img():
+    return make_response(send_file("/srv/img/" + request.args["f"]))
+@app.route("/diff")
+def diff():
+    resp = make_response("--- " + request.args["a"])
+    resp.headers["Content-Type"] = "text/plain; charset=utf-8"
+    return resp
+@app.route("/asset/<name>")
+def asset(name):
+    data, kind = load_asset(name)
+    resp = make_response(data)
+    resp.headers["Content-type"] = kind
+    return resp
+@app.route("/dist/<name>")
+def dist(name):
+    kind = mimetypes.guess_type(name)[0]
+    return make_response(read(name), 200, [("Content-Type", kind)])
+@app.route("/api")
+def api():
+    return make_response(request.args["q"], {"Content-Type": "application/json"})
+@app.route("/msg/<uuid>")
+def msg(uuid):
+    return Response("Watch %s not found" % uuid, status=404, mimetype="text/plain")
+@app.route("/typed")
+def typed():
+    resp = make_response(request.args["q"])
+    resp.mimetype = "text/plain"
+    return resp
+@app.route("/set")
+def set_type():
+    resp = make_response(request.args["q"])
+    resp.headers.set("Content-Type", "application/json")
+    return resp
+@app.route("/html")
+def html_page():
+    resp = make_response("<p>" + request.args["q"] + "</p>")  # VULN
+    resp.headers["Content-Type"] = "text/html; charset=utf-8"
+    return resp
+@app.route("/echo")
+def echo():
+    resp = make_response(request.args["body"])  # VULN
+    resp.headers["Content-Type"] = request.args["type"]
+    return resp
+@app.route("/maybe")
+def maybe():
+    resp = make_response(request.args["q"])  # VULN
+    if request.args.get("plain"):
+        resp.mimetype = "text/plain"
+    return resp
+@app.route("/svg")
+def svg():
+    return Response(request.args["q"], mimetype="image/svg+xml")  # VULN
+@app.route("/page")
+def page():
+    return Response("<p>%s</p>" % request.args["q"])  # VULN
+"""),
+    ("xss-django-typed-responses", "xss", """
+from django.http import HttpResponse
+def plain(request):
+    return HttpResponse(request.GET["q"], content_type="text/plain")
+def later(request):
+    resp = HttpResponse(request.GET["q"])
+    resp["Content-Type"] = "text/csv"
+    return resp
+def page(request):
+    return HttpResponse("<p>" + request.GET["q"] + "</p>")  # VULN
+"""),
 ]
 
 

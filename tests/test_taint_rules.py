@@ -59,3 +59,24 @@ def test_bad_taint_sections_name_the_file_and_key(taint: str, key: str) -> None:
     with pytest.raises(RuleError) as info:
         parse_rule(rule(taint), "rules/bad.md")
     assert "rules/bad.md" in str(info.value) and key in str(info.value)
+
+
+def test_a_condition_reads_a_header_and_may_accept_computed_values() -> None:
+    parsed = parse_rule(rule("""\
+        taint:
+          sinks:
+            - call: "*make_response"
+              args: [0]
+              unless:
+                - {arg: headers, position: 2, header: Content-Type, computed: true,
+                   equals: ["text/plain*"]}
+        """), "rules/body.md")
+    assert parsed.taint is not None
+    (cond,) = parsed.taint.sinks[0].unless
+    assert (cond.kw, cond.pos, cond.header, cond.computed) == ("headers", 2, "Content-Type", True)
+    with pytest.raises(RuleError) as info:
+        parse_rule(rule("""\
+            taint:
+              sinks: [{call: f, unless: [{arg: h, header: "Content Type", equals: [x]}]}]
+            """), "rules/bad.md")
+    assert "taint.sinks.0.unless.0.header" in str(info.value)

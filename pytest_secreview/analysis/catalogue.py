@@ -69,10 +69,10 @@ ROUTE_DECORATORS = (
 )
 
 #: Modules whose routes serialise a returned value as JSON unless the decorator's
-#: ``response_class`` is an HTML or plain-text response (FastAPI): what such a view returns
-#: is not an HTML body.
+#: ``response_class`` is an HTML response (FastAPI): what such a view returns is not an HTML
+#: body (a ``PlainTextResponse`` is sent as text/plain).
 JSON_ROUTE_MODULES = ("fastapi", "fastapi.*")
-TEXT_RESPONSE_CLASSES = ("*HTMLResponse", "*PlainTextResponse")
+HTML_RESPONSE_CLASSES = ("*HTMLResponse",)
 
 #: Decorators that look like routes (``*.patch``) but belong to tests: ``mock.patch`` and
 #: pytest's fixtures and marks. A function they decorate is not a web view.
@@ -82,6 +82,12 @@ TEST_DECORATORS = ("mock.*", "unittest.mock.*", "*.mock.*", "pytest.*", "_pytest
 #: groups as parameters (Tornado ``def get(self, slug)``).
 HANDLER_BASES = ("tornado.web.RequestHandler", "*web.RequestHandler", "RequestHandler")
 HANDLER_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
+
+#: Class-based views: the framework calls their HTTP-method methods (and Flask's
+#: ``dispatch_request``) and sends what they return (Flask ``MethodView``/``View``, Django and
+#: DRF views and viewsets, aiohttp ``web.View``, Starlette ``HTTPEndpoint``, Tornado).
+VIEW_BASES = ("*View", "*ViewSet", "*Endpoint", *HANDLER_BASES)
+VIEW_METHODS = HANDLER_METHODS | {"dispatch_request"}
 
 #: GraphQL resolvers: every argument but the parent object and the execution context is the
 #: query's input. Strawberry fields and mutations, Ariadne's ``@query.field("name")``
@@ -177,3 +183,23 @@ ARGV_CALLS = ("subprocess.*", "asyncio.create_subprocess_exec")
 SHELLS = ("sh", "bash", "zsh", "dash", "ksh", "ash", "*/sh", "*/bash", "*/zsh", "*/dash",
           "*/ksh", "cmd", "cmd.exe", "*\\cmd.exe", "[Cc][Mm][Dd]", "[Cc][Mm][Dd].[Ee][Xx][Ee]")
 SHELL_FLAGS = frozenset({"-c", "/c", "/C"})
+
+#: Calls whose result is a response object, or HTML the response-body rules judge at the call
+#: itself (a sink, an escaping or serialising builder): a value built by one carries the
+#: :data:`RESPONSE` mark, so passing it on (``make_response(send_file(p))``) or returning it
+#: (``resp = make_response(x); return resp``) is not a second finding of the same flow.
+RESPONSE_CALLS = ("*jsonify", "*JsonResponse", "*JSONResponse", "*json_response",
+                  "*render_template", "*render_template_string", "*redirect",
+                  "*HttpResponse*", "*RedirectResponse", "*send_file", "*send_from_directory",
+                  "*FileResponse", "*Response", "*make_response", "*TemplateResponse",
+                  "*render_to_response", "*Markup", "*mark_safe", "*format_html")
+#: The mark (in a trace's ``cleared`` set) of data inside a response object.
+RESPONSE = "<response>"
+#: Attributes of a response object that hold its body (``resp.data = html``); the others
+#: (``headers``, ``status_code``, cookies) are not what the browser renders.
+BODY_ATTRS = frozenset({"data", "body", "text", "content", "response"})
+#: Settings of a response object that give its content type after it is built: the
+#: attribute (``resp.mimetype = ...``) is the keyword of the sink's condition; a header
+#: store (``resp.headers["Content-Type"] = ...``, Django's ``resp["Content-Type"]``) matches
+#: a condition on that ``header``.
+TYPE_ATTRS = frozenset({"mimetype", "content_type", "media_type"})

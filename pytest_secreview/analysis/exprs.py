@@ -18,13 +18,16 @@ from .catalogue import (
     LOOKUPS,
     MUTATORS,
     PATH_JOINS,
+    RESPONSE,
+    RESPONSE_CALLS,
     SHAPE_KEEPING,
     SHELL_FLAGS,
     SHELLS,
+    TYPE_ATTRS,
     any_match,
 )
 from .spec import Catalogue, Condition, SinkSpec, TaintSpec, glob_match
-from .state import UNKNOWN, State, access_path
+from .state import UNKNOWN, Pending, State, access_path
 from .values import (
     CLEAN,
     Hit,
@@ -97,6 +100,10 @@ class Evaluator:
         self.hits: list[Hit] = []
         self.fields: dict[str, Taint] = {}  # taint stored into self.<field>
         self.built: dict[str, Taint] | None = None  # the fields of the last Class(...) call
+        # The call whose response-body findings are held (``resp = make_response(x)``): they
+        # are the response's, reported when it leaves the function (see :meth:`release`).
+        self.hold_at: ir.Call | None = None
+        self.held: list[tuple[Hit, SinkSpec]] = []
 
     # -- names --------------------------------------------------------------------------
     def dotted(self, node: ir.Expr) -> str | None:
@@ -383,6 +390,8 @@ class Evaluator:
         sanitizer = self.cat.sanitizer(name)
         if sanitizer is not None:
             return clear(inputs, sanitizer)
+        if any_match(RESPONSE_CALLS, name):
+            return clear(inputs, RESPONSE)  # now inside a response (or judged as HTML)
         method = node.func.name if isinstance(node.func, ir.Attr) else ""
         where = access_path(receiver, self.state) if receiver is not None else None
         if method in LOOKUPS and receiver is not None:
@@ -487,9 +496,12 @@ class Evaluator:
             for key, taint in kwargs:
                 if key is not None and sink.dangerous(None, key):
                     dangerous.append(taint)
+            hold = node is self.hold_at and spec.view_return
             for trace in union(*dangerous):
-                self._hit(spec, trace, node.line, self.path, sink.message or name,
-                          sink.harmless)
+                hit = self._hit(spec, trace, node.line, self.path, sink.message or name,
+                                sink.harmless, record=not hold)
+                if hit is not None and hold:
+                    self.held.append((hit, sink))
 
     def _element(self, node: ir.Expr, sink: SinkSpec) -> Taint:
         if isinstance(node, ir.Seq):
@@ -511,6 +523,14 @@ class Evaluator:
             arg = node.args[cond.pos]
         if arg is None:
             return False
+        if cond.header is not None:
+            arg = _header(arg, cond.header)
+            if arg is None:
+                return False
+        return self.satisfies(cond, arg)
+
+    def satisfies(self, cond: Condition, arg: ir.Expr) -> bool:
+        """True when the value ``arg`` meets ``cond`` (its header already looked up)."""
         value = self.const(arg)
         name = self.dotted(arg)
         made = self._made(arg)
@@ -524,7 +544,14 @@ class Evaluator:
                 return True
             if isinstance(wanted, str) and made is not None and glob_match(wanted, made):
                 return True
-        return False
+        return cond.computed and value is UNKNOWN and not self._reads_input(arg)
+
+    def _reads_input(self, node: ir.Expr) -> bool:
+        """True when ``node`` itself reads request data (``request.args["type"]``)."""
+        if isinstance(node, ir.Name | ir.Attr | ir.Sub | ir.Call) and (
+                self._chain_source(node) or self._source(self.dotted(node), node.line)):
+            return True
+        return any(self._reads_input(child) for child in _parts(node))
 
     def _made(self, arg: ir.Expr) -> str | None:
         """``io.BytesIO()`` for a variable last assigned ``io.BytesIO(...)`` (or bound by
@@ -546,15 +573,20 @@ class Evaluator:
                 self._hit(spec, trace, line, self.path, sink.message or name, sink.harmless)
 
     def _hit(self, spec: TaintSpec, trace: Trace, line: int, path: str, note: str,
-             harmless: frozenset[str] = frozenset()) -> None:
+             harmless: frozenset[str] = frozenset(), record: bool = True) -> Hit | None:
+        """The finding of ``trace`` at a sink of ``spec`` (recorded unless ``record`` is
+        false), or None when the trace is sanitized, not of a reported source kind, already
+        inside a response, or only in a shape the sink declares ``harmless``."""
         if any(s in trace.cleared for s in spec.sanitizers):
-            return
+            return None
+        if spec.view_return and RESPONSE in trace.cleared:
+            return None  # already inside a response: its finding is where it entered it
         param = trace.origin.startswith("param:")
         if not param and trace.origin not in spec.source_kinds:
-            return
+            return None
         shapes = set() if param else shape_of(trace) & harmless
         if "query" in shapes:
-            return  # only in the query of a URL whose scheme, host and path are fixed
+            return None  # only in the query of a URL whose scheme, host and path are fixed
         contained = "segment" if "segment" in shapes else None
         if contained is not None:
             # A URL segment holds no "/": it stays in the directory on POSIX, not on Windows
@@ -566,8 +598,42 @@ class Evaluator:
                     last.path, last.line, last.kind, note)), trace.cleared)
         flow = trace if path != self.path or (trace.steps and trace.steps[-1].kind == "sink") \
             else trace.then(Step(path, line, "sink", note))
-        self.hits.append(Hit(spec.rule_id, flow, line, path, note,
-                             harmless if param else frozenset(), contained))
+        hit = Hit(spec.rule_id, flow, line, path, note, harmless if param else frozenset(),
+                  contained)
+        if record:
+            self.hits.append(hit)
+        return hit
+
+    # -- responses held until they leave the function ----------------------------------------
+    def hold(self, root: str) -> None:
+        """Keep the findings held at the last call as the response object ``root``'s."""
+        if self.held:
+            self.state.pending[root] = tuple(self.held)
+        self.held = []
+
+    def release(self, state: State | None, root: str | None = None) -> None:
+        """Report the held findings of ``root`` (of every response when None): the response
+        leaves the function, or the variable is given another value."""
+        if state is None:
+            return
+        for name in [root] if root is not None else list(state.pending):
+            for hit, _ in state.pending.pop(name, ()):
+                self.hits.append(hit)
+
+    def typed(self, target: ir.Expr, value: ir.Expr) -> None:
+        """``resp.mimetype = v`` / ``resp.headers["Content-Type"] = v`` on a held response:
+        the findings whose sink an ``unless`` condition on that setting makes safe are
+        dropped (the body is not served as HTML)."""
+        setting = _setting(target)
+        if setting is None or setting[0] not in self.state.pending:
+            return
+        root, kw, header = setting
+        held: Pending = self.state.pending[root]
+        kept = tuple((hit, sink) for hit, sink in held if not any(
+            (c.header.lower() == header if c.header and header else (
+                not c.header and not header and c.kw == kw)) and self.satisfies(c, value)
+            for c in sink.unless))
+        self.state.pending[root] = kept
 
     # -- binding and conditions -----------------------------------------------------------
     def bind(self, target: ir.Expr, taint: Taint, value: ir.Expr | None, line: int) -> None:
@@ -593,6 +659,8 @@ class Evaluator:
             return
         root, path = where
         query = not path and value is not None and self.has_query(value)
+        if not path:
+            self.release(self.state, root)
         self.state.write(root, path, taint)
         if query:
             self.state.queried.add(root)
@@ -707,3 +775,64 @@ def _single_root(node: ir.Expr) -> str | None:
                 walk(a)
     walk(node)
     return roots.pop() if len(roots) == 1 else None
+
+
+def _header(arg: ir.Expr, header: str) -> ir.Expr | None:
+    """The value of ``header`` in a headers literal: ``{"Content-Type": v}`` or
+    ``[("Content-Type", v)]`` (the name compared case-insensitively)."""
+    wanted = header.lower()
+    if isinstance(arg, ir.Dict):
+        pairs = [(k, v) for k, v in arg.items if k is not None]
+    elif isinstance(arg, ir.Seq):
+        pairs = [(e.elts[0], e.elts[1]) for e in arg.elts
+                 if isinstance(e, ir.Seq) and len(e.elts) == 2]
+    else:
+        return None
+    return next((v for k, v in pairs if isinstance(k, ir.Const) and isinstance(k.value, str)
+                 and k.value.lower() == wanted), None)
+
+
+def _setting(target: ir.Expr) -> tuple[str, str, str] | None:
+    """``(root, keyword, header)`` of a store that sets a response's content type:
+    ``resp.mimetype`` is ``(resp, "mimetype", "")``; ``resp.headers["Content-Type"]`` and
+    Django's ``resp["Content-Type"]`` are ``(resp, "", "content-type")``."""
+    if isinstance(target, ir.Attr) and isinstance(target.obj, ir.Name) and \
+            target.name in TYPE_ATTRS:
+        return target.obj.id, target.name, ""
+    if isinstance(target, ir.Sub) and isinstance(target.key, ir.Const) and isinstance(
+            target.key.value, str):
+        holder = target.obj
+        if isinstance(holder, ir.Attr) and holder.name == "headers":
+            holder = holder.obj
+        if isinstance(holder, ir.Name):
+            return holder.id, "", target.key.value.lower()
+    return None
+
+
+def _parts(node: ir.Expr) -> tuple[ir.Expr, ...]:
+    """The sub-expressions of ``node``."""
+    if isinstance(node, ir.Attr):
+        return (node.obj,)
+    if isinstance(node, ir.Sub):
+        return (node.obj,) if node.key is None else (node.obj, node.key)
+    if isinstance(node, ir.Call):
+        return (node.func, *node.args, *(v for _, v in node.kwargs))
+    if isinstance(node, ir.Op):
+        return node.operands
+    if isinstance(node, ir.Seq):
+        return node.elts
+    if isinstance(node, ir.Dict):
+        return tuple(x for k, v in node.items for x in ((v,) if k is None else (k, v)))
+    if isinstance(node, ir.BoolOp):
+        return node.values
+    if isinstance(node, ir.IfExp):
+        return (node.test, node.body, node.orelse)
+    if isinstance(node, ir.Compare):
+        return (node.left, *node.rights)
+    if isinstance(node, ir.Not):
+        return (node.operand,)
+    if isinstance(node, ir.Walrus):
+        return (node.value,)
+    if isinstance(node, ir.Opaque):
+        return node.children
+    return ()

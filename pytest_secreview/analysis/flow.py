@@ -5,18 +5,19 @@ constant runs one branch only; a path that returns, raises or aborts stops carry
 from __future__ import annotations
 
 from . import ir
-from .catalogue import NO_RETURN, any_match
+from .catalogue import BODY_ATTRS, NO_RETURN, RESPONSE, any_match
 from .exprs import Evaluator, Resolver
 from .spec import Catalogue
 from .state import UNKNOWN, State, access_path, join
-from .values import CLEAN, Step, Taint, extend
+from .values import CLEAN, Step, Taint, extend, union
 
 #: Returned calls that are not an HTML body (the XSS view-return sink ignores them).
-_NOT_HTML = ("*jsonify", "*JsonResponse", "*JSONResponse", "json.dumps", "*render_template",
-             "*redirect", "*HttpResponseRedirect", "*RedirectResponse", "*send_file",
-             "*send_from_directory", "*FileResponse", "*abort", "*Response", "*HttpResponse",
-             "*make_response", "*render", "*HTMLResponse", "*PlainTextResponse", "*escape",
-             "*dumps", "*render_template_string", "*Markup", "*mark_safe", "*format_html")
+_NOT_HTML = ("*jsonify", "*JsonResponse", "*JSONResponse", "*json_response", "json.dumps",
+             "*render_template", "*redirect", "*HttpResponseRedirect", "*RedirectResponse",
+             "*send_file", "*send_from_directory", "*FileResponse", "*abort", "*Response",
+             "*HttpResponse", "*make_response", "*render", "*HTMLResponse",
+             "*PlainTextResponse", "*escape", "*dumps", "*render_template_string", "*Markup",
+             "*mark_safe", "*format_html")
 
 
 class FunctionRun(Evaluator):
@@ -42,9 +43,19 @@ class FunctionRun(Evaluator):
         """The state after ``stmt``."""
         self.state = state
         if isinstance(stmt, ir.Assign):
+            # resp = make_response(x): the body's findings are the response's, held until it
+            # leaves the function (a content type set meanwhile may make it not HTML).
+            named = stmt.targets[0].id if len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], ir.Name) else None
+            self.hold_at = stmt.value if named and isinstance(stmt.value, ir.Call) else None
+            self.held = []
             taint = self.eval(stmt.value)
+            self.hold_at = None
             for target in stmt.targets:
                 self.bind(target, taint, stmt.value, stmt.line)
+                self.typed(target, stmt.value)
+            if named:
+                self.hold(named)
             return self.state
         if isinstance(stmt, ir.AugAssign):
             # x += v is x = x + v (the shapes of its input too: url += "&q=" + q).
@@ -62,8 +73,13 @@ class FunctionRun(Evaluator):
             return self.state
         if isinstance(stmt, ir.ExprStmt):
             self.eval(stmt.value)
-            if isinstance(stmt.value, ir.Call) and any_match(
-                    NO_RETURN, self.dotted(stmt.value.func) or ""):
+            value = stmt.value
+            if isinstance(value, ir.Call) and isinstance(value.func, ir.Attr) and \
+                    value.func.name == "set" and len(value.args) == 2:
+                # resp.headers.set("Content-Type", v) is resp.headers["Content-Type"] = v
+                self.typed(ir.Sub(value.line, value.func.obj, value.args[0]), value.args[1])
+            if isinstance(value, ir.Call) and any_match(NO_RETURN, self.dotted(value.func) or ""):
+                self.release(self.state)
                 return None
             return self.state
         if isinstance(stmt, ir.Return):
@@ -72,10 +88,12 @@ class FunctionRun(Evaluator):
                 self.returns.append(extend(taint, Step(self.path, stmt.line, "return")))
                 if self.view and taint:
                     self._view_return(stmt.value, taint, stmt.line)
+            self.release(self.state)
             return None
         if isinstance(stmt, ir.Raise):
             if stmt.value is not None:
                 self.eval(stmt.value)
+            self.release(self.state)
             return None
         if isinstance(stmt, ir.Jump):
             if self._jumps:
@@ -178,6 +196,14 @@ class FunctionRun(Evaluator):
             paths = self.state.vars.get(value.id, {})
             if any(k.startswith("[") for k in paths):
                 return
+            if paths:
+                # A response object's body: what it was built from and its body attributes
+                # (``resp.data = html``), not its headers, status or cookies.
+                taint = union(*(t for k, t in paths.items()
+                                if not k or k[1:].split(".")[0].split("[")[0] in BODY_ATTRS))
+        taint = tuple(t for t in taint if RESPONSE not in t.cleared)
+        if not taint:
+            return  # built into a response: reported where it entered it
         for spec in self.cat.specs:
             if spec.view_return:
                 for trace in taint:

@@ -18,6 +18,7 @@ from .catalogue import (
     GRAPHENE_BASES,
     HANDLER_BASES,
     HANDLER_METHODS,
+    HTML_RESPONSE_CLASSES,
     JSON_ROUTE_MODULES,
     REQUEST_TYPES,
     RESOLVER_CONTEXT,
@@ -27,7 +28,8 @@ from .catalogue import (
     SAFE_CONVERTERS,
     SEGMENT_CONVERTERS,
     TEST_DECORATORS,
-    TEXT_RESPONSE_CLASSES,
+    VIEW_BASES,
+    VIEW_METHODS,
     any_match,
 )
 from .exprs import Evaluator, Summary
@@ -228,7 +230,7 @@ class Project:
                                      if not h.trace.origin.startswith("param:"))
         top = FunctionRun(info.path, self.cat, dict(info.imports), self)
         top.globals = None
-        top.block(info.module.body, State())
+        top.release(top.block(info.module.body, State()))
         self.hits.extend(h for h in top.hits if not h.trace.origin.startswith("param:"))
         self._sealed[info.path] = {name: self._summaries.get(id(func))
                                    for name, func in info.functions.items()}
@@ -257,7 +259,13 @@ class Project:
         request_at = None if test else next((i for i, p in enumerate(params) if (
             p.name == "request" or (p.annotation and any_match(REQUEST_TYPES, p.annotation)))),
             None)
-        run.view = (view or request_at is not None) and not _json_route(func, run, info)
+        # What the function returns is the response body only when the framework sends it:
+        # a route's, or an HTTP-method handler's of a class-based view. Taking a ``request``
+        # does not make one (a DRF filter or permission, an HTTP client's adapter, a helper;
+        # a Django function view must return a response object, whose constructor is a sink).
+        handler = not test and owner is not None and func.name in VIEW_METHODS and (
+            _view_class(owner, info) or (len(params) > 1 and request_at == 1))
+        run.view = (view or handler) and not _json_route(func, run, info)
         # Tornado passes the URL's captured groups to the HTTP-method methods.
         view = view or (owner is not None and func.name in HANDLER_METHODS
                         and any(any_match(HANDLER_BASES, b) for b in owner.bases))
@@ -286,7 +294,7 @@ class Project:
             state.write(param.name, "", (
                 (Trace("web", (step,), frozenset({SEGMENT}) if segment else frozenset()),)
                 if from_url else (Trace(f"param:{i}", (step,), PARAM_MARKS),)))
-        run.block(func.body, state)
+        run.release(run.block(func.body, state))
         return run
 
     def analyse(self) -> list[Hit]:
@@ -342,14 +350,27 @@ def _is_test_module(path: str) -> bool:
 
 def _json_route(func: ir.FuncDef, run: FunctionRun, info: ModuleInfo) -> bool:
     """A route of a framework that serialises the returned value as JSON (FastAPI), with no
-    ``response_class`` that sends it as HTML or text."""
+    ``response_class`` that sends it as HTML."""
     if not any(any_match(JSON_ROUTE_MODULES, module) for module in info.imports.values()):
         return False
     routes = [d for d in func.decorators if isinstance(d, ir.Call)
               and any_match(ROUTE_DECORATORS, run.dotted(d.func) or "")]
     return bool(routes) and not any(
-        key == "response_class" and any_match(TEXT_RESPONSE_CLASSES, run.dotted(value) or "")
+        key == "response_class" and any_match(HTML_RESPONSE_CLASSES, run.dotted(value) or "")
         for d in routes for key, value in d.kwargs)
+
+
+def _view_class(owner: ClassInfo, info: ModuleInfo, depth: int = 0) -> bool:
+    """A class-based view: a base is a framework's view class, directly or through the
+    module's own classes (``class Base(MethodView)``, ``class Page(Base)``)."""
+    for base in owner.bases:
+        if any_match(VIEW_BASES, base):
+            return True
+        local = info.classes.get(base)
+        if local is not None and local is not owner and depth < 8 and _view_class(
+                local, info, depth + 1):
+            return True
+    return False
 
 
 def _is_resolver(func: ir.FuncDef, decorators: list[str], owner: ClassInfo | None) -> bool:

@@ -46,11 +46,19 @@ class SourceSpec:
 @dataclass(frozen=True)
 class Condition:
     """An argument (keyword ``kw`` or position ``pos``) whose constant value or dotted name
-    matches one of ``values`` (globs for names; ``True``/``False``/numbers compared exactly)."""
+    matches one of ``values`` (globs for names; ``True``/``False``/numbers compared exactly).
+
+    ``header``: the argument is a headers literal (a dict, or a list of name/value pairs) and
+    the value is that header's (named case-insensitively). ``computed``: a value the code
+    computes (not a constant, and not read from request data in the argument itself) holds
+    too. A sink's ``unless`` condition also holds when the call's result, a response object,
+    gets that setting afterwards (``resp.mimetype = ...``, ``resp.headers[header] = ...``)."""
 
     kw: str
     pos: int | None
     values: tuple[object, ...]
+    header: str | None = None
+    computed: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,9 @@ class TaintSpec:
     sources: tuple[SourceSpec, ...] = ()  # the rule's own entries, beyond the presets
     sanitizers: tuple[str, ...] = ()
     propagators: tuple[PropagatorSpec, ...] = ()
-    view_return: bool = False  # a web view's returned body is a sink (XSS)
+    # A web view's returned body is a sink (XSS), and the rule's sinks are response bodies:
+    # data already inside a response object is not reported again where it is passed on.
+    view_return: bool = False
     severity_web: str = "CRITICAL"
     severity_local: str = "MEDIUM"
     message: str = ""

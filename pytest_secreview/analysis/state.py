@@ -10,8 +10,17 @@ an item: ``x.update(form)`` does not reach it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import ir
-from .values import CLEAN, Taint, union
+from .values import CLEAN, Hit, Taint, union
+
+if TYPE_CHECKING:
+    from .spec import SinkSpec
+
+#: Findings of a response's body sink held until the response leaves the function, with the
+#: sink they came from (a content type set afterwards may still make the body not HTML).
+Pending = tuple[tuple[Hit, "SinkSpec"], ...]
 
 #: The constant value of a variable is unknown.
 UNKNOWN = object()
@@ -26,7 +35,7 @@ def _under(key: str, path: str) -> bool:
 class State:
     """Mutable for speed inside one straight-line block; :meth:`copy` at every branch."""
 
-    __slots__ = ("consts", "derived", "queried", "types", "vars")
+    __slots__ = ("consts", "derived", "pending", "queried", "types", "vars")
 
     def __init__(self) -> None:
         self.vars: dict[str, dict[str, Taint]] = {}
@@ -34,6 +43,7 @@ class State:
         self.derived: dict[str, str] = {}  # host = urlparse(url).hostname: host -> url
         self.types: dict[str, str] = {}  # job = Backup(...): job -> "Backup"
         self.queried: set[str] = set()  # url = "/login?next=" + q: url surely holds a "?"
+        self.pending: dict[str, Pending] = {}  # resp = make_response(x): resp -> its findings
 
     def copy(self) -> State:
         new = State()
@@ -42,6 +52,7 @@ class State:
         new.derived = dict(self.derived)
         new.types = dict(self.types)
         new.queried = set(self.queried)
+        new.pending = dict(self.pending)
         return new
 
     def has(self, root: str) -> bool:
@@ -127,6 +138,9 @@ def join(states: list[State | None]) -> State | None:
         if all(s.types.get(name) == kind for s in live[1:]):
             out.types[name] = kind
     out.queried = set.intersection(*(s.queried for s in live))
+    for state in live:  # held on any path: held after the merge
+        for name, held in state.pending.items():
+            out.pending[name] = tuple(dict.fromkeys((*out.pending.get(name, ()), *held)))
     return out
 
 

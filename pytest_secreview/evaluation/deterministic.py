@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..core.findings import Finding
 from ..core.severity import Severity
-from ..diff.model import FileDiff, Line
+from ..diff.model import FileDiff, Hunk, Line
 from ..diff.stream import ChangedLine, stream_changed_lines
 from ..errors import GitError
 from ..rules.matcher import PathFilter
@@ -89,10 +89,99 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
         if detect.on == "removed" and index in hit_added and any(
                 any(detect.pattern.search(r) for r in readings(a.text)) for a in added):
             continue
+        pieces = _pieces(file, detect.within) if detect.within is not None else None
         for line in lines:
-            if _detected(detect, line.text):
+            if pieces is None:
+                found = _detected(detect, line.text)
+            else:
+                found = any(any(detect.pattern.search(r) for r in readings(piece))
+                            and _detected(detect, unit)
+                            for piece, unit in pieces.get(line.number, ((line.text,) * 2,)))
+            if found:
                 findings.append(_finding(rule, detect, file.path, line.anchor, line.text))
     return findings
+
+
+def _close(text: str, at: int, closer: str) -> int:
+    """The end of the span whose content starts at ``at``: after the first ``closer`` outside
+    a quoted string (the end of ``text`` when there is none)."""
+    quote = ""
+    while at < len(text):
+        char = text[at]
+        if quote:
+            if char == "\\":
+                at += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif text.startswith(closer, at):
+            return at + len(closer)
+        at += 1
+    return len(text)
+
+
+def _head_lines(hunk: Hunk) -> list[tuple[int, str, bool]]:
+    """The hunk's head-side lines in order: (head line number, text, added)."""
+    if not hunk.text:  # built from its added lines only (a new file's)
+        return [(line.number, line.text, True) for line in hunk.added]
+    out: list[tuple[int, str, bool]] = []
+    number = hunk.new_start
+    for raw in hunk.text.split("\n")[1:]:
+        mark = raw[:1]
+        if mark in ("+", " "):
+            out.append((number, raw[1:].removesuffix("\r"), mark == "+"))
+            number += 1
+    return out
+
+
+def _pieces(file: FileDiff, within: tuple[str, str]) -> dict[int, tuple[tuple[str, str], ...]]:
+    """For each added line of ``file``: its pieces, each with the unit it is judged in.
+
+    A piece inside a span between the ``within`` delimiters (a template's ``{{ … }}``) is
+    judged in the whole span, joined over the lines of the hunk it covers; the rest of the
+    line is one more piece, judged alone. The closing delimiter inside a quoted string does
+    not end a span (``{{ _('Use %(d)s', d='{{diff}}') | safe }}``). A span whose opening
+    delimiter is before the hunk starts at the hunk (so it lacks the opener); one not closed
+    in the hunk ends with it.
+    """
+    opener, closer = within
+    out: dict[int, tuple[tuple[str, str], ...]] = {}
+    for hunk in file.hunks:
+        lines = _head_lines(hunk)
+        text = "\n".join(t for _, t, _ in lines)
+        spans: list[tuple[int, int]] = []
+        at = 0
+        while at < len(text):
+            start, end = text.find(opener, at), text.find(closer, at)
+            if end != -1 and (start == -1 or end < start):  # opened before the hunk
+                spans.append((at, end + len(closer)))
+                at = end + len(closer)
+                continue
+            if start == -1:
+                break
+            stop = _close(text, start + len(opener), closer)
+            spans.append((start, stop))
+            at = stop
+        offset = 0
+        for number, line, added in lines:
+            first, last = offset, offset + len(line)
+            offset = last + 1
+            if not added:
+                continue
+            pieces: list[tuple[str, str]] = []
+            rest = list(line)
+            for start, stop in spans:
+                if stop <= first or start >= last:
+                    continue
+                low, high = max(start, first), min(stop, last)
+                pieces.append((text[low:high], text[start:stop].replace("\n", " ")))
+                rest[low - first:high - first] = " " * (high - low)
+            outside = "".join(rest)
+            if outside.strip():
+                pieces.append((outside, outside))
+            out[number] = tuple(pieces)
+    return out
 
 
 def _detected(detect: Detect, text: str) -> bool:

@@ -55,6 +55,9 @@ class Grep(_Strict):
     )
 
 
+_Delimiter = Annotated[str, Field(min_length=1)]
+
+
 class DetectPattern(_Strict):
     """A deterministic check: a regex on added (or removed) lines that yields a finding."""
 
@@ -73,9 +76,23 @@ class DetectPattern(_Strict):
         "ECB mode, an unfiltered tar extraction): it stands on files the rule's taint: section "
         "analysed, where the other added-line patterns below CRITICAL give way to the flows.",
     )
+    within: tuple[_Delimiter, _Delimiter] | None = Field(
+        default=None,
+        description="Two delimiters (a template's ['{{', '}}']): the pattern and unless judge "
+        "each span between them the line is part of on its own, joined over the lines of the "
+        "hunk it spans (the finding stays on the line where the pattern matches its piece), "
+        "and the rest of the line apart. Added lines only.",
+    )
     recommendation: str = ""
 
     _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
+
+    @model_validator(mode="after")
+    def _within_added(self) -> DetectPattern:
+        if self.within is not None and self.on == "removed":
+            raise ValueError("'within' judges spans of added lines; a pattern on removed "
+                             "lines reads each line alone")
+        return self
 
 
 # -- scanner: an external scanner run as (part of) the rule --------------------------------
@@ -276,6 +293,7 @@ class Detect:
     unless: SafePattern | None
     recommendation: str
     setting: bool = False
+    within: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

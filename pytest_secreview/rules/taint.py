@@ -38,6 +38,13 @@ class TaintCondition(_Strict):
     position: int | None = Field(default=None, ge=0, description="Its position, if positional.")
     equals: list[bool | int | str] = Field(
         min_length=1, description="Constants (true, 1) or name globs (\"*SafeLoader\").")
+    header: str | None = Field(
+        default=None, pattern=r"^[A-Za-z0-9-]+$",
+        description="The argument is a headers dict or list of pairs: compare this header's "
+                    "value (named case-insensitively).")
+    computed: bool = Field(
+        default=False, description="A value the code computes (not a constant, not read "
+                                   "from request data in the argument itself) holds too.")
 
     @field_validator("equals", mode="before")
     @classmethod
@@ -109,7 +116,7 @@ class TaintSection(_Strict):
 
 
 def _condition(c: TaintCondition) -> Condition:
-    return Condition(c.arg, c.position, tuple(c.equals))
+    return Condition(c.arg, c.position, tuple(c.equals), c.header, c.computed)
 
 
 def compile_taint(rule_id: str, cwe: str | None, rule_severity: Severity,
