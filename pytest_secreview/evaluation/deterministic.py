@@ -21,6 +21,7 @@ from ..rules.matcher import PathFilter
 from ..rules.model import Detect, Rule
 from ..safe_regex import LineSet
 from ..textnorm import readings, variants
+from .credentials import is_secret
 
 #: Findings kept per file by the streamed scan: a padded file cannot grow memory or reports
 #: without bound (the item fails on the first one at the threshold anyway).
@@ -90,17 +91,25 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
                 any(detect.pattern.search(r) for r in readings(a.text)) for a in added):
             continue
         for line in lines:
-            if _detected(detect, line.text):
+            if _detected(detect, line.text, file.path):
                 findings.append(_finding(rule, detect, file.path, line.anchor, line.text))
     return findings
 
 
-def _detected(detect: Detect, text: str) -> bool:
-    """True when ``detect`` reports ``text``, read raw, NFKC-normalised (as Python reads
-    identifiers) or with its constant disguises undone (as Python runs them): any form
-    matching the pattern and not its ``unless``."""
-    return any(detect.pattern.search(form) and not (
-        detect.unless is not None and detect.unless.search(form)) for form in readings(text))
+def _detected(detect: Detect, text: str, path: str) -> bool:
+    """True when ``detect`` reports ``text`` (a line of ``path``), read raw, NFKC-normalised
+    (as Python reads identifiers) or with its constant disguises undone (as Python runs
+    them): any form matching the pattern and not its ``unless``; for a ``credential``
+    pattern, with a matched value that is a secret (:func:`.credentials.is_secret`)."""
+    for form in readings(text):
+        if not detect.pattern.search(form) or (
+                detect.unless is not None and detect.unless.search(form)):
+            continue
+        if detect.credential is None or any(
+                is_secret(value, detect.credential, path)
+                for value in detect.pattern.values(form)):
+            return True
+    return False
 
 
 #: Anchors that mean the ends of the whole text: a pattern using one may match a line alone
@@ -210,7 +219,7 @@ def scan_changed_lines(
                     return
                 # One finding per pattern and line, also when pieces of a long line overlap.
                 key = (j, seqs[id(line)])
-                if key in scan.findings or not _detected(detect, line.text):
+                if key in scan.findings or not _detected(detect, line.text, path):
                     continue
                 scan.findings[key] = _finding(scan.rule, detect, path, line.number, line.text)
                 state["kept"] += 1

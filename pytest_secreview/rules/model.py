@@ -73,6 +73,15 @@ class DetectPattern(_Strict):
         "ECB mode, an unfiltered tar extraction): it stands on files the rule's taint: section "
         "analysed, where the other added-line patterns below CRITICAL give way to the flows.",
     )
+    credential: Literal["known", "generic"] | None = Field(
+        default=None,
+        description="The match is a credential, judged by its value (the pattern's `value` "
+        "group, else the whole match): a value that says it is fake (placeholder words, "
+        "filler, sequences, an example token) is never reported. known: a provider's key "
+        "format, reported wherever it is; generic: a credential shape (a password field, "
+        "URL userinfo), an example in test data and documentation unless the value looks "
+        "like a generated key (see pytest_secreview/evaluation/credentials.py).",
+    )
     recommendation: str = ""
 
     _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
@@ -276,6 +285,7 @@ class Detect:
     unless: SafePattern | None
     recommendation: str
     setting: bool = False
+    credential: str | None = None  # "known" or "generic": the match is judged by its value
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,7 @@ def parse_rule(raw: bytes, source: str) -> Rule:
                 unless=_compile(source, f"detect.{i}.unless", [d.unless])[0] if d.unless else None,
                 recommendation=d.recommendation,
                 setting=d.setting,
+                credential=d.credential,
             )
             for i, d in enumerate(front.detect)
         ),
