@@ -8,7 +8,7 @@ large to review, or binary to git): :func:`scan_unreviewed` reads them from git.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +30,8 @@ MAX_STREAMED_FINDINGS = 200
 # only those are run line by line).
 _BATCH_LINES = 512
 _BATCH_BYTES = 256 * 1024
+#: The files a pattern's ``opt_out_parameters`` reads (the Python the taint engine parses).
+PYTHON_SUFFIXES = (".py", ".pyw")
 
 
 def _finding(rule: Rule, detect: Detect, path: str, line: int, text: str) -> Finding:
@@ -57,7 +59,8 @@ def _finding(rule: Rule, detect: Detect, path: str, line: int, text: str) -> Fin
     return finding.with_fingerprint(("-" + text) if removed else text)
 
 
-def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Finding]:
+def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False,
+               head: Callable[[], bytes | None] | None = None) -> list[Finding]:
     """Every finding ``rule``'s detect patterns produce on ``file``, one per (pattern, line).
 
     The caller passes only files the rule's ``applies_to`` selected (the matcher's targets).
@@ -70,6 +73,11 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
     a constant; the flow analysis can). CRITICAL ones (request data on the sink's own line),
     settings (``setting: true``: dangerous whatever the data) and removed-line patterns (a
     deleted safeguard) still run.
+
+    ``head`` reads the file at the head revision (None: not available): a pattern with
+    ``opt_out_parameters`` needs it to see the function around a Python line
+    (:func:`~pytest_secreview.analysis.optout.parameter_guarded`); without it, every match
+    is reported.
     """
     findings: list[Finding] = []
     added = file.added_lines
@@ -91,9 +99,25 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
                 any(detect.pattern.search(r) for r in readings(a.text)) for a in added):
             continue
         for line in lines:
-            if _detected(detect, line.text, file.path):
+            if _detected(detect, line.text, file.path) and not (
+                    detect.opt_out_parameters and detect.on == "added"
+                    and _opted_out(detect, file.path, line.number, head)):
                 findings.append(_finding(rule, detect, file.path, line.anchor, line.text))
     return findings
+
+
+def _opted_out(detect: Detect, path: str, number: int,
+               head: Callable[[], bytes | None] | None) -> bool:
+    """True when head line ``number`` of the Python file ``path`` runs only when the caller
+    asks for it through one of ``detect``'s ``opt_out_parameters``."""
+    if head is None or not path.endswith(PYTHON_SUFFIXES):
+        return False
+    source = head()
+    if source is None:
+        return False
+    from ..analysis.optout import parameter_guarded  # tree-sitter: only when a line needs it
+
+    return parameter_guarded(source, number, detect.opt_out_parameters)
 
 
 def _detected(detect: Detect, text: str, path: str) -> bool:

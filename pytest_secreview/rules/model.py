@@ -82,6 +82,15 @@ class DetectPattern(_Strict):
         "URL userinfo), an example in test data and documentation unless the value looks "
         "like a generated key (see pytest_secreview/evaluation/credentials.py).",
     )
+    opt_out_parameters: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(
+        default_factory=list,
+        description="Python: parameters whose caller's opt-out the code honours. A match on "
+        "a line that runs only under an if/elif on one of these parameters of its own "
+        "function (no default, or a literal default the condition rejects; never assigned "
+        "in the function) is not reported: `if not verify: ctx.verify_mode = CERT_NONE` in "
+        "`def send(self, request, verify)`. Name only parameters whose opt-out another "
+        "pattern reports where the caller writes it (verify=False).",
+    )
     recommendation: str = ""
 
     _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
@@ -286,6 +295,8 @@ class Detect:
     recommendation: str
     setting: bool = False
     credential: str | None = None  # "known" or "generic": the match is judged by its value
+    #: Python: parameters whose caller's opt-out guards a match (see DetectPattern).
+    opt_out_parameters: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,7 @@ def parse_rule(raw: bytes, source: str) -> Rule:
                 recommendation=d.recommendation,
                 setting=d.setting,
                 credential=d.credential,
+                opt_out_parameters=frozenset(d.opt_out_parameters),
             )
             for i, d in enumerate(front.detect)
         ),
