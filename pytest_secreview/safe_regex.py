@@ -95,6 +95,16 @@ class SafePattern:
         a long run of padding is not hidden."""
         return self._compiled.search(text) is not None
 
+    def values(self, text: str, group: str = "value") -> list[str]:
+        """The text of ``group`` in each non-overlapping match in ``text`` (the whole match
+        when the pattern has no such group, or the group took no part in that match)."""
+        named = group in self._compiled.groupindex
+        found: list[str] = []
+        for match in self._compiled.finditer(text):
+            value = match.group(group) if named else None
+            found.append(match.group(0) if value is None else value)
+        return found
+
     def __repr__(self) -> str:
         return f"SafePattern({self.source!r})"
 

@@ -61,3 +61,29 @@ def test_inline_suppressions_count_as_in_a_pytest_run(tmp_path: Path) -> None:
     assert "awaits a maintainer" in by_line[4].overruled
     assert by_line[6].suppression is None and not by_line[6].muted
     assert any(f.rule == "secreview-suppression" and f.line == 6 for f in result.findings)
+
+
+def test_a_library_honouring_its_callers_verify_is_read_from_the_head_file(
+        tmp_path: Path) -> None:
+    # The `if not verify:` and the `def` are far from the added line (outside the hunk's
+    # context): the check reads the whole head file. The caller's verify=False is the finding.
+    filler = "".join(f"        log.debug('step {i}')\n" for i in range(12))
+    base = ("import ssl\n\n\ndef context(verify, cafile=None):\n"
+            "    ctx = ssl.create_default_context(cafile=cafile)\n"
+            f"    if not verify:\n{filler}        pass\n    return ctx\n")
+    head = base.replace("        pass\n", "        ctx.verify_mode = ssl.CERT_NONE\n")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("lib/tls.py", base)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("lib/tls.py", head)
+    repo.write("app/client.py", "import requests\n\n\ndef get(url):\n"
+                                "    return requests.get(url, verify=False)\n")
+    repo.commit("pull request")
+    result = review_range(repo.path, "main", use_scanners=False)
+    tls = [(f.path, f.line) for f in result.findings if f.rule == "tls-verification-disabled"]
+    assert tls == [("app/client.py", 5)]
+    # Without the head file (no dataflow session) the line is reported, as before.
+    plain = review_range(repo.path, "main", use_scanners=False, use_taint=False)
+    assert ("lib/tls.py", 19) in {(f.path, f.line) for f in plain.findings
+                                  if f.rule == "tls-verification-disabled"}

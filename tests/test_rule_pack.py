@@ -99,7 +99,8 @@ def _findings(rule: Rule, case: Case) -> list[Finding]:
     ``applies_to`` selects (excluded paths never become items)."""
     if not PathFilter(rule).selects(case.path):
         return []
-    return run_detect(rule, case.file_diff)
+    head = "\n".join(case.after.lines).encode()  # the file at head, as the review reads it
+    return run_detect(rule, case.file_diff, head=lambda: head)
 
 
 def _locations(rule: Rule, findings: Iterable[Finding]) -> set[Location]:

@@ -8,6 +8,7 @@ secret detection writes a placeholder (``fill: {AWS_KEY: aws_access_key_id}`` in
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,20 +16,42 @@ from pathlib import Path
 from ..errors import SecreviewError
 from ..gitcmd import run_git
 
+_UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
-def _repeat(prefix: str, unit: str, times: int) -> Callable[[], str]:
-    # Built from pieces so that no complete credential-shaped literal exists in the source.
-    return lambda: prefix + unit * times
+
+def _noise(seed: str, alphabet: str, length: int) -> str:
+    """``length`` characters of ``alphabet`` that look generated, the same on every run: no
+    run, short repeat or sequence, which would make the value a placeholder to the rule
+    (:mod:`pytest_secreview.evaluation.credentials`)."""
+    out: list[str] = []
+    counter = 0
+    while len(out) < length:
+        block = hashlib.sha256(f"{seed}:{counter}".encode()).digest()
+        counter += 1
+        for byte in block:
+            char = alphabet[byte % len(alphabet)]
+            if out and (char == out[-1] or (len(out) > 1 and char == out[-2])):
+                continue
+            out.append(char)
+            if len(out) == length:
+                break
+    return "".join(out)
+
+
+def _generated(prefix: str, seed: str, alphabet: str, length: int) -> Callable[[], str]:
+    # Built at run time, so that no complete credential-shaped literal exists in the source.
+    return lambda: prefix + _noise(seed, alphabet, length)
 
 
 #: Placeholder kind -> a builder of a shape-correct fake (never a working credential).
 FAKES: Mapping[str, Callable[[], str]] = {
-    "aws_access_key_id": _repeat("AK" + "IA", "Q7ZB", 4),
-    "aws_secret_access_key": _repeat("wJal", "rXUtnF", 6),
-    "github_token": _repeat("gh" + "p_", "Fk3Q", 9),
-    "slack_bot_token": _repeat("xo" + "xb-", "4821", 5),
-    "stripe_secret_key": _repeat("sk" + "_live_", "Fk3Q", 6),
-    "password": _repeat("Rv9", "!qLz", 3),
+    "aws_access_key_id": _generated("AK" + "IA", "aws-key-id", _UPPER_DIGITS, 16),
+    "aws_secret_access_key": _generated("", "aws-secret", _ALNUM + "/+", 40),
+    "github_token": _generated("gh" + "p_", "github", _ALNUM, 36),
+    "slack_bot_token": _generated("xo" + "xb-", "slack", "0123456789", 20),
+    "stripe_secret_key": _generated("sk" + "_live_", "stripe", _ALNUM, 24),
+    "password": _generated("", "password", _ALNUM + "!-", 15),
     # The first line of a PEM private key block: what a committed key file starts with.
     "private_key_header": lambda: "-" * 5 + "BEGIN RSA " + "PRIVATE KEY" + "-" * 5,
 }

@@ -8,7 +8,7 @@ large to review, or binary to git): :func:`scan_unreviewed` reads them from git.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from ..rules.matcher import PathFilter
 from ..rules.model import Detect, Rule
 from ..safe_regex import LineSet
 from ..textnorm import readings, variants
+from .credentials import is_secret
 
 #: Findings kept per file by the streamed scan: a padded file cannot grow memory or reports
 #: without bound (the item fails on the first one at the threshold anyway).
@@ -29,6 +30,8 @@ MAX_STREAMED_FINDINGS = 200
 # only those are run line by line).
 _BATCH_LINES = 512
 _BATCH_BYTES = 256 * 1024
+#: The files a pattern's ``opt_out_parameters`` reads (the Python the taint engine parses).
+PYTHON_SUFFIXES = (".py", ".pyw")
 
 
 def _finding(rule: Rule, detect: Detect, path: str, line: int, text: str) -> Finding:
@@ -56,7 +59,8 @@ def _finding(rule: Rule, detect: Detect, path: str, line: int, text: str) -> Fin
     return finding.with_fingerprint(("-" + text) if removed else text)
 
 
-def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Finding]:
+def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False,
+               head: Callable[[], bytes | None] | None = None) -> list[Finding]:
     """Every finding ``rule``'s detect patterns produce on ``file``, one per (pattern, line).
 
     The caller passes only files the rule's ``applies_to`` selected (the matcher's targets).
@@ -69,6 +73,11 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
     a constant; the flow analysis can). CRITICAL ones (request data on the sink's own line),
     settings (``setting: true``: dangerous whatever the data) and removed-line patterns (a
     deleted safeguard) still run.
+
+    ``head`` reads the file at the head revision (None: not available): a pattern with
+    ``opt_out_parameters`` needs it to see the function around a Python line
+    (:func:`~pytest_secreview.analysis.optout.parameter_guarded`); without it, every match
+    is reported.
     """
     findings: list[Finding] = []
     added = file.added_lines
@@ -92,12 +101,13 @@ def run_detect(rule: Rule, file: FileDiff, *, dataflow: bool = False) -> list[Fi
         pieces = _pieces(file, detect.within) if detect.within is not None else None
         for line in lines:
             if pieces is None:
-                found = _detected(detect, line.text)
+                found = _detected(detect, line.text, file.path)
             else:
                 found = any(any(detect.pattern.search(r) for r in readings(piece))
-                            and _detected(detect, unit)
+                            and _detected(detect, unit, file.path)
                             for piece, unit in pieces.get(line.number, ((line.text,) * 2,)))
-            if found:
+            if found and not (detect.opt_out_parameters and detect.on == "added"
+                              and _opted_out(detect, file.path, line.number, head)):
                 findings.append(_finding(rule, detect, file.path, line.anchor, line.text))
     return findings
 
@@ -184,12 +194,34 @@ def _pieces(file: FileDiff, within: tuple[str, str]) -> dict[int, tuple[tuple[st
     return out
 
 
-def _detected(detect: Detect, text: str) -> bool:
-    """True when ``detect`` reports ``text``, read raw, NFKC-normalised (as Python reads
-    identifiers) or with its constant disguises undone (as Python runs them): any form
-    matching the pattern and not its ``unless``."""
-    return any(detect.pattern.search(form) and not (
-        detect.unless is not None and detect.unless.search(form)) for form in readings(text))
+def _opted_out(detect: Detect, path: str, number: int,
+               head: Callable[[], bytes | None] | None) -> bool:
+    """True when head line ``number`` of the Python file ``path`` runs only when the caller
+    asks for it through one of ``detect``'s ``opt_out_parameters``."""
+    if head is None or not path.endswith(PYTHON_SUFFIXES):
+        return False
+    source = head()
+    if source is None:
+        return False
+    from ..analysis.optout import parameter_guarded  # tree-sitter: only when a line needs it
+
+    return parameter_guarded(source, number, detect.opt_out_parameters)
+
+
+def _detected(detect: Detect, text: str, path: str) -> bool:
+    """True when ``detect`` reports ``text`` (a line of ``path``), read raw, NFKC-normalised
+    (as Python reads identifiers) or with its constant disguises undone (as Python runs
+    them): any form matching the pattern and not its ``unless``; for a ``credential``
+    pattern, with a matched value that is a secret (:func:`.credentials.is_secret`)."""
+    for form in readings(text):
+        if not detect.pattern.search(form) or (
+                detect.unless is not None and detect.unless.search(form)):
+            continue
+        if detect.credential is None or any(
+                is_secret(value, detect.credential, path)
+                for value in detect.pattern.values(form)):
+            return True
+    return False
 
 
 #: Anchors that mean the ends of the whole text: a pattern using one may match a line alone
@@ -299,7 +331,7 @@ def scan_changed_lines(
                     return
                 # One finding per pattern and line, also when pieces of a long line overlap.
                 key = (j, seqs[id(line)])
-                if key in scan.findings or not _detected(detect, line.text):
+                if key in scan.findings or not _detected(detect, line.text, path):
                     continue
                 scan.findings[key] = _finding(scan.rule, detect, path, line.number, line.text)
                 state["kept"] += 1

@@ -125,7 +125,8 @@ def evaluate(
         taint_not_reviewed = taint_not_reviewed or not_analysed
         dataflow = bool(target.rule.taint and taint and taint.covers(file.path)
                         and not_analysed is None)
-        deterministic += with_flows(run_detect(target.rule, file, dataflow=dataflow), flows)
+        deterministic += with_flows(run_detect(target.rule, file, dataflow=dataflow,
+                                               head=_head_reader(taint, file.path)), flows)
     scan = None
     if target.rule.scanner is not None:  # an external scanner's findings are deterministic too
         from ..scanners.session import scan_target
@@ -164,6 +165,15 @@ def evaluate(
     return Evaluation(kept, mode, usage, not_reviewed, cached=cached,
                       transcript=transcript, sent=sent, assessments=assessments,
                       changes=(*dropped, *verdicts))
+
+
+def _head_reader(taint: TaintSession | None, path: str) -> Callable[[], bytes | None] | None:
+    """How the deterministic checks read ``path`` at head: through the dataflow session's
+    file source (the changed Python files, read from git once), else not at all."""
+    if taint is None or not taint.covers(path):
+        return None
+    files = taint.files
+    return lambda: files.head(path)
 
 
 def _problems(findings: Iterable[Finding], keep: FindingFilter

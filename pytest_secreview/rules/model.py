@@ -83,6 +83,24 @@ class DetectPattern(_Strict):
         "hunk it spans (the finding stays on the line where the pattern matches its piece), "
         "and the rest of the line apart. Added lines only.",
     )
+    credential: Literal["known", "generic"] | None = Field(
+        default=None,
+        description="The match is a credential, judged by its value (the pattern's `value` "
+        "group, else the whole match): a value that says it is fake (placeholder words, "
+        "filler, sequences, an example token) is never reported. known: a provider's key "
+        "format, reported wherever it is; generic: a credential shape (a password field, "
+        "URL userinfo), an example in test data and documentation unless the value looks "
+        "like a generated key (see pytest_secreview/evaluation/credentials.py).",
+    )
+    opt_out_parameters: list[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]] = Field(
+        default_factory=list,
+        description="Python: parameters whose caller's opt-out the code honours. A match on "
+        "a line that runs only under an if/elif on one of these parameters of its own "
+        "function (no default, or a literal default the condition rejects; never assigned "
+        "in the function) is not reported: `if not verify: ctx.verify_mode = CERT_NONE` in "
+        "`def send(self, request, verify)`. Name only parameters whose opt-out another "
+        "pattern reports where the caller writes it (verify=False).",
+    )
     recommendation: str = ""
 
     _severity = field_validator("severity", mode="before")(staticmethod(severity_text))
@@ -294,6 +312,9 @@ class Detect:
     recommendation: str
     setting: bool = False
     within: tuple[str, str] | None = None
+    credential: str | None = None  # "known" or "generic": the match is judged by its value
+    #: Python: parameters whose caller's opt-out guards a match (see DetectPattern).
+    opt_out_parameters: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,8 @@ def parse_rule(raw: bytes, source: str) -> Rule:
                 recommendation=d.recommendation,
                 setting=d.setting,
                 within=d.within,
+                credential=d.credential,
+                opt_out_parameters=frozenset(d.opt_out_parameters),
             )
             for i, d in enumerate(front.detect)
         ),

@@ -16,11 +16,15 @@ public final class PasswordUtil {
         Cipher e = Cipher.getInstance("DESede/CBC/PKCS5Padding");
         // ok: weak-cryptography
         Cipher f = Cipher.getInstance("AES/GCM/NoPadding");
+        // ruleid: weak-cryptography
+        java.security.Signature s1 = java.security.Signature.getInstance("SHA1withRSA");
+        // ok: weak-cryptography
+        java.security.Signature s2 = java.security.Signature.getInstance("SHA256withRSA");
         KeyPairGenerator kpg = KeyPairGenerator.getInstance("RSA");
         // ruleid: weak-cryptography
         kpg.initialize(1024);
         // ok: weak-cryptography
         kpg.initialize(3072);
-        System.out.println(hash.length + c.getBlockSize() + d.getBlockSize() + e.getBlockSize() + f.getBlockSize());
+        System.out.println(s1.getAlgorithm() + s2.getAlgorithm() + hash.length + c.getBlockSize() + d.getBlockSize() + e.getBlockSize() + f.getBlockSize());
     }
 }

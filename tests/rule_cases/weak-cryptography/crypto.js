@@ -15,7 +15,11 @@ function protect(password, key, iv, fileBuffer) {
   const pair = crypto.generateKeyPairSync("rsa", { modulusLength: 1024 });
   // ok: weak-cryptography
   const checksum = crypto.createHash("sha256").update(fileBuffer).digest("hex");
-  return { hash, cipher, cipher2, des, ecb, pair, checksum };
+  // ruleid: weak-cryptography
+  const signer = crypto.createSign("RSA-SHA1");
+  // ok: weak-cryptography
+  const signer256 = crypto.createSign("RSA-SHA256");
+  return { signer, signer256, hash, cipher, cipher2, des, ecb, pair, checksum };
 }
 
 module.exports = protect;
