@@ -6,8 +6,7 @@ built-in scanners do).
 ``cases.json``: each case a file's path, its base text (null: added) and head text, and the
 checks it must report (an advisory id, or a signal such as ``typosquat``); anything else
 reported is a false positive. ``osv/``: the advisory records the corpus is checked against,
-transcribed (trimmed: id, aliases, summary, affected range, severity) from the published
-GitHub advisories.
+GitHub Advisory Database records kept as published (``benchmarks/deps/README.md``).
 
 Usage: python benchmarks/bench_deps.py [--details]
 """
