@@ -12,6 +12,7 @@ import pytest
 from pytest_secreview.core.severity import Severity
 from pytest_secreview.deps.changes import compare
 from pytest_secreview.deps.manifests import read_manifest
+from pytest_secreview.deps.model import normalise
 from pytest_secreview.deps.osv import Query, cvss2_score, cvss3_score, hits, severity_of
 from pytest_secreview.deps.review import supply_chain
 from pytest_secreview.deps.signals import action_signals, distance, look_alike
@@ -383,3 +384,17 @@ def test_versions() -> None:
     assert SemVer("1.0.0+build.5") == SemVer("1.0.0")
     assert is_open("PyPI", ">=2") and is_open("PyPI", "") and not is_open("PyPI", ">=2,<3")
     assert is_open("npm", "*") and is_open("npm", ">=1.0.0") and not is_open("npm", "^1.2.0")
+
+
+def test_a_well_known_package_is_not_a_typosquat() -> None:
+    """A name among each registry's 15,000 most downloaded packages is a package people mean:
+    markdown2 is one edit from markdown, cattrs from attrs, preact from react, and none of them
+    imitates it. A new, unknown name one edit from a popular one still is reported."""
+    for ecosystem, name in (("PyPI", "markdown2"), ("PyPI", "cattrs"), ("PyPI", "moto"),
+                            ("PyPI", "scapy"), ("PyPI", "fastai"), ("PyPI", "psycopg-binary"),
+                            ("PyPI", "Markdown2"), ("npm", "preact"), ("npm", "pnpm"),
+                            ("npm", "safer-buffer")):
+        assert look_alike(ecosystem, normalise(ecosystem, name)) is None, name
+    assert look_alike("PyPI", "markdown3") == "markdown"  # an unknown extension is still one
+    assert look_alike("PyPI", "reqeusts") == "requests"
+    assert look_alike("npm", "expresss") == "express"

@@ -1,13 +1,22 @@
-"""Popular package names, shipped with the review (no network): a new requirement one or two
-edits away from one of these, and not itself on the list, is a typosquatting signal.
+"""Package names shipped with the review (no network).
 
-Hand-curated from the most downloaded packages of each registry; the list only has to hold
-the names attackers imitate, not every real package (a real but less popular package near one
-of these is reported with moderate confidence, and a suppression or the baseline keeps it
-quiet afterwards).
+:data:`POPULAR`: the names attackers imitate, hand-curated from the most downloaded packages
+of each registry; a new requirement one or two edits away from one of these is a typosquatting
+signal, unless it is itself well known.
+
+:func:`well_known`: each registry's 15,000 most downloaded packages when the list was taken
+(``known-pypi.txt``, ``known-npm.txt``). A name among them is a package people mean, never a
+typosquat: ``markdown2`` is one edit from ``markdown``, ``cattrs`` from ``attrs``, ``preact``
+from ``react``, and each is a real, widely used project (120 of PyPI's 15,000 and 46 of npm's
+are that close to a curated name). A typosquat lives for days before the registry removes it
+and never gets near those download counts, so the list costs no detection; an unknown name
+one edit from a popular one (``markdown3``) is still reported.
 """
 
 from __future__ import annotations
+
+from functools import cache
+from importlib import resources
 
 from .model import NPM, PYPI, normalise
 
@@ -73,3 +82,22 @@ POPULAR: dict[str, frozenset[str]] = {
     PYPI: frozenset(normalise(PYPI, n) for n in _PYPI.split()),
     NPM: frozenset(normalise(NPM, n) for n in _NPM.split()),
 }
+
+
+_KNOWN_FILES = {PYPI: "known-pypi.txt", NPM: "known-npm.txt"}
+
+
+@cache
+def _known(ecosystem: str) -> frozenset[str]:
+    name = _KNOWN_FILES.get(ecosystem)
+    if name is None:
+        return frozenset()
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return frozenset(normalise(ecosystem, line.strip()) for line in text.splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
+def well_known(ecosystem: str, key: str) -> bool:
+    """True when ``key`` (a normalised name) is one of the registry's most downloaded
+    packages (the curated :data:`POPULAR` names included)."""
+    return key in POPULAR.get(ecosystem, frozenset()) or key in _known(ecosystem)

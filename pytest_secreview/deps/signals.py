@@ -2,7 +2,7 @@
 introduces it.
 
 - ``typosquat``: a new package name one or two edits from a popular one (:mod:`.popular`)
-  and not itself popular;
+  and not itself well known (one of the registry's 15,000 most downloaded);
 - ``direct-url``, ``vcs``, ``local-path``: a requirement fetched from a URL, a version control
   repository or a path instead of the registry (``insecure-url`` when over plain http);
 - ``index-url``, ``extra-index-url``, ``trusted-host``, ``find-links``, ``registry``,
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..core.severity import Severity
 from .changes import ManifestChange
 from .model import Requirement, Source
-from .popular import POPULAR
+from .popular import POPULAR, well_known
 from .versions import is_open
 
 
@@ -65,7 +65,8 @@ def _squashed(name: str) -> str:
 
 def look_alike(ecosystem: str, key: str) -> str | None:
     """The popular package ``key`` (a normalised name) imitates, or None: within one edit
-    (two from a name of ten characters or more), or equal once separators are dropped."""
+    (two from a name of ten characters or more), or equal once separators are dropped; never
+    for a well-known package (:func:`~.popular.well_known`)."""
     popular = POPULAR.get(ecosystem, frozenset())
     if key in popular or len(key) < 4:
         return None
@@ -76,7 +77,9 @@ def look_alike(ecosystem: str, key: str) -> str | None:
         found = 0 if _squashed(name) == squashed else distance(key, name, limit)
         if found <= limit and (best is None or found < best[0]):
             best = (found, name)
-    return best[1] if best else None
+    if best is None or well_known(ecosystem, key):
+        return None
+    return best[1]
 
 
 _CWE_URL = "CWE-829"
@@ -95,7 +98,7 @@ def requirement_signals(change: ManifestChange) -> list[Signal]:
                 signals.append(Signal(
                     "typosquat", requirement.line, Severity.HIGH, "CWE-1357",
                     f"{requirement.name} is one typo away from the popular package "
-                    f"{imitated}, and is not itself a popular package",
+                    f"{imitated}, and is not itself a well-known package",
                     f"Check that {requirement.name} is the package you mean; if you meant "
                     f"{imitated}, fix the name. Typosquatting packages run code at install.",
                     confidence=0.6, anchor=f"typosquat {requirement.key}"))
