@@ -398,3 +398,47 @@ def test_a_well_known_package_is_not_a_typosquat() -> None:
     assert look_alike("PyPI", "markdown3") == "markdown"  # an unknown extension is still one
     assert look_alike("PyPI", "reqeusts") == "requests"
     assert look_alike("npm", "expresss") == "express"
+
+
+#: Requirements and constraints files as real projects name them (Home Assistant ships
+#: homeassistant/package_constraints.txt; dev-requirements.txt is common).
+NAMED = ("requirements.txt", "requirements_test.txt", "requirements/dev.in", "constraints.txt",
+         "homeassistant/package_constraints.txt", "dev-requirements.txt",
+         "test_requirements.txt", "docs/doc-requirements.in", "pip.constraints.txt")
+
+
+@pytest.mark.parametrize("path", NAMED)
+def test_prefixed_requirements_and_constraints_files_are_read_and_selected(path: str) -> None:
+    import pathspec
+
+    from pytest_secreview.rules.loader import bundled_rules_dir
+    from pytest_secreview.rules.parse import parse_rule
+
+    manifest = read_manifest(path, "aiohttp==3.9.3\n")
+    assert manifest is not None and [(r.name, r.version) for r in manifest.requirements] == [
+        ("aiohttp", "3.9.3")]
+    for rule in ("vulnerable-dependency", "dependency-supply-chain"):
+        source = bundled_rules_dir() / f"{rule}.md"
+        paths = parse_rule(source.read_bytes(), str(source)).paths
+        assert pathspec.GitIgnoreSpec.from_lines(paths).match_file(path), (rule, path)
+
+
+@pytest.mark.parametrize("path", ("requirementsfoo.txt", "notes.txt", "myconstraints.txt",
+                                  "README.in"))
+def test_other_text_files_are_not_requirements(path: str) -> None:
+    assert read_manifest(path, "aiohttp==3.9.3\n") is None
+
+
+def test_a_package_stated_twice_is_compared_statement_by_statement() -> None:
+    """Home Assistant's package_constraints.txt pins pyOpenSSL and states a floor for it
+    further down; a release that moves both (==23.2.0 to ==24.0.0, >=23.1.0 to >=24.0.0)
+    widens nothing: each head statement is compared with the base's statement of the same
+    rank, not with the first one."""
+    base = "pyOpenSSL==23.2.0\nrequests==2.31.0\n# floor\npyOpenSSL>=23.1.0\n"
+    head = "pyOpenSSL==24.0.0\nrequests==2.31.0\n# floor\npyOpenSSL>=24.0.0\n"
+    path = "homeassistant/package_constraints.txt"
+    assert signals(path, base, head) == set()
+    assert introduced(path, base, head) == [("pyOpenSSL", "24.0.0", 1), ("pyOpenSSL", None, 4)]
+    # the floor alone turned into "any version" is still a widening
+    assert signals(path, base, head.replace("pyOpenSSL>=24.0.0", "pyOpenSSL")) == set()
+    assert signals(path, "a==1.0\n", "a\n") == {("pin-widened", 1)}

@@ -49,15 +49,21 @@ def compare(path: str, base_text: str | None, head_text: str) -> ManifestChange 
     change = ManifestChange(path, head, base)
     old = base.requirements if base is not None else []
     known = {_identity(r) for r in old}
-    previous: dict[tuple[str, str], Requirement] = {}
+    # a package stated more than once (a pin, and a floor further down) is compared statement
+    # by statement: the n-th head statement of a package with the base's n-th
+    previous: dict[tuple[str, str], list[Requirement]] = {}
     by_key: dict[str, Requirement] = {}
     for requirement in old:
-        previous.setdefault((requirement.group, requirement.key), requirement)
+        previous.setdefault((requirement.group, requirement.key), []).append(requirement)
         by_key.setdefault(requirement.key, requirement)
+    rank: dict[tuple[str, str], int] = {}
     for requirement in head.requirements:
+        place = (requirement.group, requirement.key)
+        nth = rank[place] = rank.get(place, -1) + 1
         if _identity(requirement) in known:
             continue
-        before = previous.get((requirement.group, requirement.key))
+        stated = previous.get(place, [])
+        before = stated[min(nth, len(stated) - 1)] if stated else None
         if before is None and requirement.lock:
             before = by_key.get(requirement.key)  # a lock entry moved between groups
         change.introduced.append(Introduced(requirement, before))

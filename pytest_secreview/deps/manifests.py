@@ -62,12 +62,15 @@ def read_manifest(path: str, text: str) -> Manifest | None:
     return manifest
 
 
-_REQ_NAME = re.compile(r"^(requirements|constraints)([-_.][\w.-]*)?\.(txt|in)$", re.IGNORECASE)
+_REQ_NAME = re.compile(r"^(?:[\w.-]*[-_.])?(requirements|constraints)(?:[-_.][\w.-]*)?\.(txt|in)$",
+                       re.IGNORECASE)
 
 
 def is_requirements_file(path: str) -> bool:
-    """True for ``requirements*.txt``/``.in``, ``constraints*.txt``/``.in`` and any ``.txt`` or
-    ``.in`` file in a ``requirements/`` directory."""
+    """True for ``requirements*.txt``/``.in``, ``constraints*.txt``/``.in``, the same words
+    after a prefix and a separator (``dev-requirements.txt``, Home Assistant's
+    ``package_constraints.txt``), and any ``.txt`` or ``.in`` file in a ``requirements/``
+    directory."""
     directory, _, name = path.rpartition("/")
     if _REQ_NAME.match(name):
         return True
