@@ -38,6 +38,8 @@ BATCH = 500
 MAX_PAGES = 5
 #: Advisory records fetched from the API per run at most.
 MAX_FETCHED = 2_000
+#: Characters of a record's details kept for a model's reachability look.
+MAX_DETAILS = 1_500
 
 
 class AdvisoryError(SecreviewError):
@@ -69,6 +71,11 @@ class Hit:
     affected: str  # the affected range, as a reader writes it (">=2.0.0, <2.3.1")
     fixed: str | None  # the first fixed version above the queried one
     url: str
+    #: The record's details (its long text, cut), for a model's reachability look.
+    details: str = ""
+    #: The affected entry's ``ecosystem_specific.affected_functions`` (GitHub's records name
+    #: them for some advisories), for the same look.
+    functions: tuple[str, ...] = ()
 
 
 class AdvisorySource(Protocol):
@@ -151,7 +158,17 @@ def _hit(record: dict[str, Any], query: Query, affected: dict[str, Any],
         affected=_range_text(events) or "listed versions",
         fixed=fixed,
         url=f"https://osv.dev/vulnerability/{ident}",
+        details=str(record.get("details") or "")[:MAX_DETAILS],
+        functions=_functions(affected),
     )
+
+
+def _functions(affected: dict[str, Any]) -> tuple[str, ...]:
+    specific = affected.get("ecosystem_specific")
+    named = specific.get("affected_functions") if isinstance(specific, dict) else None
+    if not isinstance(named, list):
+        return ()
+    return tuple(str(f)[:200] for f in named if isinstance(f, str))[:20]
 
 
 def _first_fixed(ecosystem: str, affected: dict[str, Any], version: Any) -> str | None:

@@ -82,7 +82,11 @@ def vulnerabilities(texts: Texts, source: AdvisorySource) -> Result:
                    if hit.fixed else
                    f"No release of {requirement.name} fixes {hit.id} yet: remove or replace "
                    f"it, or accept the risk in the baseline with a note ({hit.url}).")
+            context = " ".join(hit.details.split())
+            if hit.functions:
+                context += f" Affected functions: {', '.join(hit.functions)}."
             result.signals.setdefault(path, []).append(Signal(
                 hit.id, requirement.line, severity, "CWE-1395", message, fix, confidence=0.9,
-                anchor=f"{hit.id} {requirement.key} {requirement.version}"))
+                anchor=f"{hit.id} {requirement.key} {requirement.version}",
+                context=f"Advisory: {context.strip()}" if context.strip() else ""))
     return result

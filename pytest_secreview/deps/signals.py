@@ -37,6 +37,9 @@ class Signal:
     recommendation: str
     confidence: float = 0.9
     anchor: str = ""  # what identifies it across line shifts (default: the line's text)
+    #: What a model's second look is shown besides the message (an advisory's details and
+    #: affected functions: untrusted text); '' for none.
+    context: str = ""
 
 
 def distance(a: str, b: str, limit: int) -> int:

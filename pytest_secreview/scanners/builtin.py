@@ -78,7 +78,8 @@ def scan_revisions(name: str, settings: DependencySettings, repo: Path, base_sha
                            check_id=signal.check, message=signal.message,
                            severity=signal.severity, confidence=signal.confidence,
                            cwe=signal.cwe, anchor=signal.anchor or signal.check,
-                           recommendation=signal.recommendation)
+                           recommendation=signal.recommendation,
+                           more_info=signal.context or None)
                 for path, signals in sorted(result.signals.items()) for signal in signals]
     return ScanOutput(tuple(findings), VERSION, time.monotonic() - start,
                       {**skipped, **result.problems})

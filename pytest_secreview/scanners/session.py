@@ -296,12 +296,15 @@ def _tied(rule: Rule, file: FileDiff, raw: RawFinding) -> list[Finding]:
     message = redact(one_line(raw.message))
     check = one_line(raw.check_id)
     title = f"{check}: {message}"
+    explanation = f"{rule.scanner.name} reports {check}: {message}"
+    if raw.more_info:  # an advisory's details and affected functions
+        explanation += f" {redact(one_line(raw.more_info))}"
     finding = Finding(
         rule=rule.id, severity=raw.severity,
         title=(title[:297] + "...") if len(title) > 300 else title,
         path=file.path, line=raw.line, source=f"scanner:{rule.scanner.name}",
         category=rule.category, cwe=raw.cwe or rule.cwe,
-        explanation=f"{rule.scanner.name} reports {check}: {message}",
+        explanation=explanation,
         recommendation=redact(one_line(raw.recommendation or rule.description)),
         confidence=raw.confidence,
     )
