@@ -8,8 +8,8 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["choice", "flag", "local_semgrep_config", "non_negative_float", "positive_float",
-           "positive_int", "unit_float"]
+__all__ = ["advisory_source", "choice", "flag", "local_semgrep_config", "non_negative_float",
+           "osv_url", "positive_float", "positive_int", "unit_float"]
 
 #: Registry and remote config forms semgrep would fetch over the network.
 _SEMGREP_REMOTE_PREFIXES = ("p/", "r/", "s/", "c/", "tr/", "http://", "https://")
@@ -94,3 +94,43 @@ def local_semgrep_config(value: str) -> Path:
         raise ValueError("no such file or directory; name a local semgrep rule file (.yml) or "
                          "a directory of them")
     return path.resolve()
+
+
+def advisory_source(value: str) -> Path:
+    """An existing directory of OSV JSON records, or an OSV ecosystem archive (``.zip``),
+    resolved."""
+    path = Path(value).expanduser()
+    if path.is_dir():
+        return path.resolve()
+    if path.is_file() and path.suffix.lower() == ".zip":
+        return path.resolve()
+    if path.exists():
+        raise ValueError("not a directory or a .zip archive; name a directory of OSV JSON "
+                         "records or the ecosystem's all.zip from OSV "
+                         "(https://osv-vulnerabilities.storage.googleapis.com/PyPI/all.zip)")
+    raise ValueError("no such directory or archive; name a directory of OSV JSON records or "
+                     "the ecosystem's all.zip downloaded from OSV")
+
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def osv_url(value: str) -> str:
+    """The base URL of an OSV API: https, or http on the loopback interface only (a local
+    mirror or a test server); no credentials, query or fragment."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        host = parts.hostname or ""
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        raise ValueError("not a URL; use https://api.osv.dev") from None
+    if parts.scheme not in ("https", "http") or not host:
+        raise ValueError("use an https URL such as https://api.osv.dev")
+    if parts.scheme == "http" and host not in _LOOPBACK:
+        raise ValueError("plain http is accepted for 127.0.0.1 and localhost only; use https")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ValueError("no credentials, query or fragment in the URL; use the API's base "
+                         "URL such as https://api.osv.dev")
+    return value.strip().rstrip("/")

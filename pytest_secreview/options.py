@@ -18,10 +18,12 @@ from .core.severity import Severity
 from .invocation import CommandLine, parse_command_line, trusted_args
 from .modes import DEFAULT_HANDLE, MODES, parse_handle
 from .option_values import (
+    advisory_source,
     choice,
     flag,
     local_semgrep_config,
     non_negative_float,
+    osv_url,
     positive_float,
     positive_int,
     unit_float,
@@ -174,6 +176,17 @@ SPECS: tuple[OptionSpec, ...] = (
                "summary's notes say so). Registry configs (auto, p/...) are refused: semgrep runs "
                "offline", parse=local_semgrep_config, multiple=True, metavar="PATH",
                gate=True),
+    # Dependency review (deps/): where the bundled vulnerable-dependency rule reads advisories.
+    OptionSpec("advisories", "directory of OSV advisory records (JSON), or OSV's ecosystem "
+               "archive (all.zip), for the bundled vulnerable-dependency rule; repeatable; read "
+               "offline. Without it or --secreview-osv-url that rule makes no item and the "
+               "summary's notes say so", parse=advisory_source, multiple=True, metavar="DIR",
+               gate=True, example="osv/PyPI"),
+    OptionSpec("osv-url", "base URL of the OSV API (https://api.osv.dev) the "
+               "vulnerable-dependency rule queries, opt-in: it receives the changed "
+               "packages' names and versions; --secreview-advisories is used instead when "
+               "both are set", parse=osv_url, metavar="URL", gate=True,
+               example="https://api.osv.dev"),
     OptionSpec("fail-on", "lowest severity that fails an item", parse=_severity,
                default=Severity.CRITICAL, choices=tuple(s.value.lower() for s in Severity),
                gate=True),
@@ -387,6 +400,8 @@ class Settings:
     rules: tuple[str, ...] = FROM_TABLE
     rules_from: str = FROM_TABLE
     semgrep_config: tuple[Path, ...] = FROM_TABLE
+    advisories: tuple[Path, ...] = FROM_TABLE
+    osv_url: str | None = FROM_TABLE
     fail_on: Severity = FROM_TABLE
     on_error: str = FROM_TABLE
     unreviewed: str = FROM_TABLE

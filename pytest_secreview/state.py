@@ -88,6 +88,7 @@ class ReviewState:
     @cached_property
     def scanners(self) -> ScannerSession:
         """The external scanners of ``scanner:`` rules, run once per session."""
+        from .scanners.builtin import DependencySettings
         from .scanners.session import ScannerSession
 
         return ScannerSession(
@@ -97,6 +98,8 @@ class ReviewState:
             targets=lambda rule: [part.file.path for target in self.triage.targets(
                 rule, self.prepared) for part in target.parts],
             shared_dir=self.session_dir, semgrep_configs=self.settings.semgrep_config,
+            change_base=self.diff.base_sha,
+            dependencies=DependencySettings(self.settings.advisories, self.settings.osv_url),
         )
 
     @cached_property
@@ -113,12 +116,13 @@ class ReviewState:
     def triage(self) -> TriagePlan:
         """Which rules run on which files, and the general review's batches (computed once,
         after the rules are indexed, from pinned inputs only: every xdist worker agrees)."""
-        from .rules.scanner_spec import NEEDS_CONFIG
         from .triage.plan import plan_triage
         from .triage.store import load_model_triage
 
         added, record = load_model_triage(self.session_dir)
-        idle = frozenset() if self.settings.semgrep_config else NEEDS_CONFIG
+        idle = frozenset(name for name, configured in (
+            ("semgrep", self.settings.semgrep_config),
+            ("osv", self.settings.advisories or self.settings.osv_url)) if not configured)
         return plan_triage(self.diff, self.prepared, self.rules, added, record, idle,
                            self.ignore)
 

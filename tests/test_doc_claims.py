@@ -164,6 +164,7 @@ def test_the_option_table_check_catches_a_wrong_default_and_a_missing_gate() -> 
 TWO_VALUES = {
     "rules": ("rules/a", "rules/b"),
     "semgrep-config": ("team-a", "team-b"),  # directories the test makes
+    "advisories": ("osv-a", "osv-b"),  # directories the test makes
     "model": ("openai:model-a", "openai:model-b"),
     "prices": ("model-a input=1 output=2", "model-b input=3 output=4"),
 }
@@ -180,7 +181,7 @@ def test_a_repeatable_options_variable_takes_several_values_as_the_page_says(
     assert match, "docs/configuration.md says how a variable holds several values"
     default = match.group(1) if os.pathsep == ":" else match.group(2)
     named = {match.group(4): match.group(3), match.group(6): match.group(5)}
-    for name in TWO_VALUES["semgrep-config"]:
+    for name in (*TWO_VALUES["semgrep-config"], *TWO_VALUES["advisories"]):
         (pytester.path / name).mkdir()
     repeatable = [spec for spec in SPECS if spec.multiple]
     assert sorted(spec.name for spec in repeatable) == sorted(TWO_VALUES)

@@ -44,8 +44,9 @@ def _expected(spec: OptionSpec, value: str) -> Any:
 
 @pytest.fixture
 def semgrep_example(pytester: pytest.Pytester) -> None:
-    # The one setting whose value must name something that exists.
-    (pytester.path / _value(BY_NAME["semgrep-config"])).mkdir()
+    # The settings whose value must name something that exists.
+    for name in ("semgrep-config", "advisories"):
+        (pytester.path / _value(BY_NAME[name])).mkdir(parents=True)
 
 
 def test_each_settings_field_is_an_option_of_the_table_with_its_type_and_default() -> None:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from ..rules.matcher import PathFilter
 from ..rules.model import Example, Rule
-from ..rules.scanner_spec import NEEDS_CONFIG, NO_SEMGREP_CONFIG
+from ..rules.scanner_spec import BUILTIN, IDLE_REASONS, NEEDS_CONFIG
 from ..scanners.session import ADAPTERS
 from ..severity import one_line
 from .run import BASE, HEAD, build_trees
@@ -65,8 +65,12 @@ def deterministic_part(rule: Rule) -> str | None:
     """Why ``rule`` has nothing to check here (None when it has a deterministic part that can
     run in this environment)."""
     if rule.scanner is not None:
+        if rule.scanner.name == "semgrep":
+            return f"{IDLE_REASONS['semgrep']}; test the configured rules with semgrep --test"
         if rule.scanner.name in NEEDS_CONFIG:
-            return f"{NO_SEMGREP_CONFIG}; test the configured rules with semgrep --test"
+            return IDLE_REASONS[rule.scanner.name]
+        if rule.scanner.name in BUILTIN:
+            return None
         return ADAPTERS[rule.scanner.name].available()
     if not rule.detect and rule.taint is None:
         return "model-only: the rule has no detect, taint or scanner key to check"

@@ -23,6 +23,7 @@ from ..rules.loader import find_rule_files
 from ..rules.matcher import DataflowTarget, PreparedDiff
 from ..rules.model import Rule
 from ..rules.parse import parse_rules
+from ..scanners.builtin import DependencySettings
 from ..scanners.session import ScannerSession
 from ..suppression.apply import Quiet
 from ..triage.gaps import BinaryContent, read_binary
@@ -69,6 +70,8 @@ def review_range(
     rules: Sequence[str] = (),
     rules_from: str = "base",
     semgrep_configs: Sequence[Path] = (),
+    advisories: Sequence[Path] = (),
+    osv_url: str | None = None,
     use_taint: bool = True,
     use_scanners: bool = True,
     parsed_rules: Sequence[Rule] | None = None,
@@ -77,7 +80,8 @@ def review_range(
 ) -> RangeReview:
     """Deterministic findings of every rule on ``merge-base(base, head)..head`` in ``repo``
     (``use_taint=False`` leaves out the rules' dataflow sections and ``use_scanners=False``
-    the external scanners' rules, for measurements against those scanners).
+    the external scanners' rules, for measurements against those scanners; ``advisories``
+    and ``osv_url`` are the vulnerable-dependency rule's advisory source).
 
     ``parsed_rules`` are rules already loaded (then ``rules`` and ``rules_from`` are not
     read); ``paths`` limits the review to those changed files (fix mode re-checks a patched
@@ -102,6 +106,7 @@ def review_range(
         repo=repo, head_sha=diff.head_sha, base_sha=diff.base_sha,
         targets=lambda rule: [t.file.path for t in prepared.targets(rule)],
         semgrep_configs=semgrep_configs,
+        dependencies=DependencySettings(tuple(advisories), osv_url),
     )
     # The base revision's .secreviewignore, judged as in a pytest run (triage/ignore.py).
     ignore = read_ignore_file(repo, diff.base_sha)

@@ -202,7 +202,7 @@ class ModelReviewer(ModelSession):
         raises: a failure leaves the findings standing, each answered "unchecked" with why.
         Returns the changes the answers claim, and the usage of the look."""
         from ..triage.verifier import to_verify
-        from ..triage.verify import answer_changes, offered, unchecked, weakness
+        from ..triage.verify import about_advisory, answer_changes, offered, unchecked, weakness
 
         if not self.verify:
             return answer_changes(findings, unchecked(findings, VERIFY_OFF)), {}
@@ -215,7 +215,8 @@ class ModelReviewer(ModelSession):
             answers, usage = self._verify(target, findings, chosen)
             return answer_changes(findings, answers), usage
         model = self.loop_for(target).model.model_id
-        keys = {i: VerdictStore.key(check="triage" if offered(f) else "verifier", model=model,
+        keys = {i: VerdictStore.key(check=("reachability" if about_advisory(f) else "triage"
+                                           if offered(f) else "verifier"), model=model,
                                     finding=f, weakness=weakness(f), blob=self.blobs.get(f.path))
                 for i, f in enumerate(findings) if chosen(f)}
         answers, usage = self.verdicts.reuse_or_ask(keys, findings, lambda rest: self._verify(
@@ -234,7 +235,7 @@ class ModelReviewer(ModelSession):
         key = None
         if self.cache is not None:
             key = cache_key({
-                "verify": 3, "plugin": __version__, "rule": target.rule.content_sha,
+                "verify": 4, "plugin": __version__, "rule": target.rule.content_sha,
                 "prompts": PROMPT_VERSION, "hunks": hunks,
                 "model": self.loop_for(target).model.model_id,
                 "findings": [f.to_json() for f in findings], "guidance": self.guidance.digest,
@@ -263,7 +264,7 @@ class ModelReviewer(ModelSession):
     def _second_look(self, target: Target, findings: tuple[Finding, ...], hunks: str,
                      usage: ReviewUsage) -> tuple[dict[str, Answer], list[dict[str, Any]]]:
         from ..triage.verifier import numbered, to_verify, verifier_check
-        from ..triage.verify import verify_findings
+        from ..triage.verify import REACHABILITY, about_advisory, verify_findings
 
         loop = self.loop_for(target)
         registry = build_registry(self.repo, base_sha=self.diff.base_sha,
@@ -272,6 +273,13 @@ class ModelReviewer(ModelSession):
         answers, transcript = verify_findings(
             loop, registry, findings, hunks=hunks, boundary=boundary, usage=usage,
             max_output_tokens=self.max_output_tokens, team=self.team)
+        if any(about_advisory(f) for f in findings):
+            # Does the project call what the advisory affects? Its own look, same tools.
+            more, said = verify_findings(
+                loop, registry, findings, hunks=hunks, boundary=boundary, usage=usage,
+                max_output_tokens=self.max_output_tokens, team=self.team, check=REACHABILITY)
+            answers = {**answers, **more}
+            transcript += said
         if self.verify_at is None:
             return answers, transcript
         wanted = to_verify(self.verify_at)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..diff.kinds import exclusion_note
 from ..github.context import PullRequest
-from ..rules.scanner_spec import NO_SEMGREP_CONFIG
+from ..rules.scanner_spec import IDLE_REASONS
 from ..severity import one_line
 from .kind import review_kind
 from .model import (
@@ -167,13 +167,15 @@ def batch_paths(review: ReviewView) -> dict[str, tuple[str, ...]]:
 def coverage_notes(review: ReviewView) -> list[str]:
     """One line on the coverage guarantee: how many hunks the general review batched, or
     why nothing guarantees that every hunk is in front of a model; after the lines on what
-    made no item for want of configuration (semgrep without its rule files) and on the files
+    made no item for want of configuration (semgrep without its rule files, the advisory
+    check without an advisory source) and on the files
     out of the non-credential rules by default, which every branch keeps."""
     plan = review.triage
     cov = plan.coverage
-    notes = [f"{rule.id} made no item: {NO_SEMGREP_CONFIG}" for rule in review.rules
-            if rule.scanner is not None and rule.scanner.name in plan.idle_scanners
-            and review.prepared.targets(rule)]
+    notes = [f"{rule.id} made no item: {IDLE_REASONS[rule.scanner.name]}"
+             for rule in review.rules
+             if rule.scanner is not None and rule.scanner.name in plan.idle_scanners
+             and review.prepared.targets(rule)]
     excluded = exclusion_note(review.prepared.excluded, review.prepared.chosen)
     if excluded:
         notes.append(excluded)

@@ -120,7 +120,11 @@ class ScannerSpec(_Strict):
     """``scanner:``: an external scanner whose results on the added lines are findings of
     this rule (see ``pytest_secreview/scanners``)."""
 
-    name: Literal["bandit", "semgrep"] = Field(description="Which scanner to run.")
+    name: Literal["bandit", "semgrep", "osv", "supply-chain"] = Field(
+        description="Which scanner to run: bandit and semgrep are external (extra "
+        "`scanners`); osv (known vulnerabilities of the dependencies a pull request "
+        "introduces) and supply-chain (typosquats, package indexes, hash pinning, unpinned "
+        "actions) are built in.")
     args: list[str] = Field(
         default_factory=list,
         description="Extra command-line arguments, from the scanner's allow-list (e.g. "

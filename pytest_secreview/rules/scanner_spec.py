@@ -24,19 +24,35 @@ ALLOWED_ARGS: dict[str, dict[str, bool]] = {
         "--timeout-threshold": True, "--max-target-bytes": True, "--max-memory": True,
         "-j": True, "--jobs": True,
     },
+    # Built into the review (pytest_secreview.deps): nothing to install, no argument.
+    "osv": {},
+    "supply-chain": {},
 }
 
-#: Scanners that run only with rule files the team names (``--secreview-semgrep-config``):
-#: without one, the rule makes no item (a scanner the team has not configured is no gap for
-#: ``--secreview-unreviewed=fail``), and the summaries' notes say how to configure it
-#: (:func:`pytest_secreview.reporting.build.coverage_notes`).
-NEEDS_CONFIG = frozenset({"semgrep"})
+#: Scanners built into the review: they read the changed files' base and head revisions
+#: themselves (:mod:`pytest_secreview.scanners.builtin`), need no install and take no argument.
+BUILTIN = frozenset({"osv", "supply-chain"})
 
-#: Why a scanner of :data:`NEEDS_CONFIG` makes no item without its configuration.
+#: Why semgrep makes no item without its configuration.
 NO_SEMGREP_CONFIG = (
     "semgrep runs only with rule files your team names: pass --secreview-semgrep-config PATH "
     "(a local rule file or directory; repeatable). The registry is never used"
 )
+
+#: Why the advisory check makes no item without an advisory source.
+NO_ADVISORY_SOURCE = (
+    "known vulnerabilities are looked up only in an advisory source you name: pass "
+    "--secreview-advisories DIR (OSV JSON records, or OSV's ecosystem all.zip; offline) or "
+    "--secreview-osv-url https://api.osv.dev (the OSV API; sends the changed packages' names "
+    "and versions)"
+)
+
+#: Scanners that run only with a configuration the team names (semgrep's rule files, the
+#: advisory source), and why: without it, the rule makes no item (a scanner the team has not
+#: configured is no gap for ``--secreview-unreviewed=fail``), and the summaries' notes say
+#: how to configure it (:func:`pytest_secreview.reporting.build.coverage_notes`).
+IDLE_REASONS: dict[str, str] = {"semgrep": NO_SEMGREP_CONFIG, "osv": NO_ADVISORY_SOURCE}
+NEEDS_CONFIG = frozenset(IDLE_REASONS)
 
 
 #: The pip extra that installs every scanner.

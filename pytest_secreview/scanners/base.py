@@ -53,6 +53,11 @@ class RawFinding:
     confidence: float
     cwe: str | None = None
     more_info: str | None = None
+    #: Set by a built-in scanner that compared the base and head revisions itself
+    #: (:mod:`.builtin`): the finding is the pull request's on its line, added or not (a
+    #: removed ``--require-hashes``), and this text identifies it across line shifts.
+    anchor: str | None = None
+    recommendation: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ an item. A crash is stored too, so every item of that scanner errors with the sa
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import shutil
@@ -32,11 +33,12 @@ from ..diff.model import FileDiff
 from ..errors import EvaluationError, SecreviewError
 from ..rules.matcher import Target
 from ..rules.model import Rule
-from ..rules.scanner_spec import NEEDS_CONFIG, NO_SEMGREP_CONFIG
+from ..rules.scanner_spec import BUILTIN, NO_SEMGREP_CONFIG
 from ..severity import one_line
 from ..tools.gittree import GitTree
 from .bandit import Bandit
-from .base import Adapter, ScannerCrashed, ScannerUnavailable, ScanOutput
+from .base import Adapter, RawFinding, ScannerCrashed, ScannerUnavailable, ScanOutput
+from .builtin import DependencySettings, scan_revisions
 from .semgrep import Semgrep
 from .workspace import materialise
 
@@ -72,11 +74,16 @@ class ScannerSession:
         semgrep_configs: Sequence[Path] = (),
         base_sha: str | None = None,
         timeout: float = SCAN_TIMEOUT,
+        change_base: str | None = None,
+        dependencies: DependencySettings | None = None,
     ) -> None:
         """``targets(rule)`` is the changed paths the rule's items cover (the same list in
         every process); ``shared_dir`` is the session directory (None: this process only);
         semgrep configs inside ``repo`` are read from ``base_sha`` when it is given, so a
-        pull request cannot weaken the rules that judge it."""
+        pull request cannot weaken the rules that judge it. ``change_base`` is the pull
+        request's base commit (the merge base), the revision the built-in dependency checks
+        compare the head with (default ``base_sha``); ``dependencies`` their settings (the
+        advisory source)."""
         self.repo = repo
         self.head_sha = head_sha
         self.targets = targets
@@ -84,6 +91,8 @@ class ScannerSession:
         self.semgrep_configs = tuple(semgrep_configs)
         self.base_sha = base_sha
         self.timeout = timeout
+        self.change_base = change_base or base_sha
+        self.dependencies = dependencies or DependencySettings()
         self._memo: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._background: list[threading.Thread] = []
@@ -116,20 +125,31 @@ class ScannerSession:
         the session's earlier run. Raises :class:`ScannerUnavailable` or
         :class:`ScannerCrashed`."""
         assert rule.scanner is not None
-        adapter = ADAPTERS[rule.scanner.name]
-        missing = adapter.available()
-        if missing is not None:
-            raise ScannerUnavailable(missing)
-        if adapter.name in NEEDS_CONFIG and not self.semgrep_configs:
-            raise ScannerUnavailable(NO_SEMGREP_CONFIG)
+        name = rule.scanner.name
         paths = sorted(set(self.targets(rule)))
-        key = hashlib.sha256(json.dumps([
-            adapter.name, list(rule.scanner.args), [str(c) for c in self.semgrep_configs],
-            self.head_sha, paths,
-        ]).encode()).hexdigest()[:32]
+        if name in BUILTIN:
+            missing = self.dependencies.unavailable(name)
+            if missing is not None:
+                raise ScannerUnavailable(missing)
+            run: Callable[[], dict[str, Any]] = functools.partial(self._run_builtin, name,
+                                                                  paths)
+            settings = [name, [str(p) for p in self.dependencies.advisories],
+                        self.dependencies.osv_url, self.change_base]
+        else:
+            adapter = ADAPTERS[name]
+            missing = adapter.available()
+            if missing is not None:
+                raise ScannerUnavailable(missing)
+            if adapter.name == "semgrep" and not self.semgrep_configs:
+                raise ScannerUnavailable(NO_SEMGREP_CONFIG)
+            run = functools.partial(self._run, adapter, rule, paths)
+            settings = [adapter.name, list(rule.scanner.args),
+                        [str(c) for c in self.semgrep_configs]]
+        key = hashlib.sha256(json.dumps([*settings, self.head_sha, paths]).encode()
+                             ).hexdigest()[:32]
         with self._lock:
             if key not in self._memo:
-                self._memo[key] = self._shared(key, lambda: self._run(adapter, rule, paths))
+                self._memo[key] = self._shared(key, run)
             stored = self._memo[key]
         if "crash" in stored:
             raise ScannerCrashed(str(stored["crash"]))
@@ -177,6 +197,15 @@ class ScannerSession:
             return {"crash": str(exc)}
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+    def _run_builtin(self, name: str, paths: list[str]) -> dict[str, Any]:
+        """A built-in dependency check over ``paths`` (stored like an external scan)."""
+        try:
+            output = scan_revisions(name, self.dependencies, self.repo, self.change_base,
+                                    self.head_sha, paths)
+            return {"output": replace(output, run=uuid.uuid4().hex).to_json()}
+        except (SecreviewError, OSError) as exc:  # git, the disk or the advisory source
+            return {"crash": str(exc)}
 
     def _configs(self, directory: Path) -> list[Path]:
         """The semgrep config files to pass: files outside the repository as they are; files
@@ -236,7 +265,9 @@ def scan_target(target: Target, session: ScannerSession | None,
     added = {path: {line.number: line.text for line in files[path].added_lines}
              for path in {raw.path for raw in results}}
     findings = [finding for raw in results
-                for finding in _on_added_lines(rule, files[raw.path], added[raw.path], raw)]
+                for finding in (_tied(rule, files[raw.path], raw) if raw.anchor is not None
+                                else _on_added_lines(rule, files[raw.path], added[raw.path],
+                                                     raw))]
     problems = [f"{name} could not scan {one_line(path)}: {one_line(output.file_errors[path])}"
                 for path in files if path in output.file_errors]
     note = "; ".join(problems[:_MAX_PROBLEMS]) or None
@@ -254,6 +285,30 @@ _MAX_PROBLEMS = 5
 
 #: A scanner result spanning more lines than this is anchored at its first line only.
 _MAX_SPAN = 500
+
+
+def _tied(rule: Rule, file: FileDiff, raw: RawFinding) -> list[Finding]:
+    """A built-in scanner's result, which it tied to the change itself (see
+    :attr:`RawFinding.anchor`): on its line, its anchor as the fingerprint's text."""
+    from ..tools.redaction import redact
+
+    assert rule.scanner is not None and raw.anchor is not None
+    message = redact(one_line(raw.message))
+    check = one_line(raw.check_id)
+    title = f"{check}: {message}"
+    explanation = f"{rule.scanner.name} reports {check}: {message}"
+    if raw.more_info:  # an advisory's details and affected functions
+        explanation += f" {redact(one_line(raw.more_info))}"
+    finding = Finding(
+        rule=rule.id, severity=raw.severity,
+        title=(title[:297] + "...") if len(title) > 300 else title,
+        path=file.path, line=raw.line, source=f"scanner:{rule.scanner.name}",
+        category=rule.category, cwe=raw.cwe or rule.cwe,
+        explanation=explanation,
+        recommendation=redact(one_line(raw.recommendation or rule.description)),
+        confidence=raw.confidence,
+    )
+    return [finding.with_fingerprint(f"{raw.check_id}\0{raw.anchor}")]
 
 
 def _on_added_lines(rule: Rule, file: FileDiff, added: dict[int, str], raw: Any
