@@ -7,7 +7,10 @@ checkout. Each check runs a console script of the installed package on real inpu
 - ``secreview-demo``: the quick start's review (red: the demo's pull request has critical flaws);
 - ``secreview`` on a real git pull request, with ``--junitxml`` and ``--secreview-sarif``;
 - ``secreview init`` in a fresh repository, then ``secreview test-rules``;
-- ``secreview-mcp`` over stdio answering one ``tools/list`` request (the official MCP client).
+- ``secreview-mcp`` over stdio answering one ``tools/list`` request (the official MCP client);
+- ``secreview`` on a pull request that pins a version an advisory affects and adds a typosquat,
+  with ``--secreview-advisories`` on a directory of OSV records written here (the dependency
+  rules, their built-in scanners and the shipped popular-package lists, as installed).
 
 Exit status 0 when every check holds; otherwise each failure is printed with the command's
 output, and the status is 1.
@@ -110,6 +113,39 @@ def mcp(root: Path) -> None:
     check({"read_file", "git_diff"} <= set(tools), f"secreview-mcp listed {tools}")
 
 
+#: An OSV record (PyYAML's arbitrary code execution, CVE-2020-14343), as the OSV schema has it.
+ADVISORY = {
+    "id": "GHSA-8q59-q68h-6hv4", "modified": "2024-01-01T00:00:00Z",
+    "summary": "Improper Input Validation in PyYAML",
+    "severity": [{"type": "CVSS_V3", "score": "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"}],
+    "affected": [{"package": {"ecosystem": "PyPI", "name": "pyyaml"},
+                  "ranges": [{"type": "ECOSYSTEM",
+                              "events": [{"introduced": "0"}, {"fixed": "5.4"}]}]}],
+}
+
+
+def dependencies(root: Path) -> None:
+    repo = root / "deps"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "requirements.txt").write_text("pyyaml==5.4.1\nrequests==2.32.3\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    git(repo, "checkout", "-q", "-b", "pr")
+    (repo / "requirements.txt").write_text("pyyaml==5.3.1\nrequests==2.32.3\nreqeusts==2.32.3\n")
+    git(repo, "commit", "-q", "-am", "pin pyyaml")
+    advisories = root / "osv"
+    advisories.mkdir()
+    (advisories / f"{ADVISORY['id']}.json").write_text(json.dumps(ADVISORY))
+    report = root / "deps.json"
+    run([BIN / "secreview", "--base", "main", f"--secreview-advisories={advisories}",
+         "--json-report", f"--json-report-file={report}"], cwd=repo, expect=1)
+    text = report.read_text() if report.is_file() else ""
+    check("GHSA-8q59-q68h-6hv4" in text and "5.4" in text,
+          f"{report}: no finding names the advisory and its fixed version")
+    check("reqeusts" in text, f"{report}: the typosquat reqeusts was not reported")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="secreview-installed-") as tmp:
         root = Path(tmp)
@@ -118,6 +154,7 @@ def main() -> int:
         review(root)
         init_and_test_rules(root)
         mcp(root)
+        dependencies(root)
     for failure in FAILURES:
         print(f"\nFAILED: {failure}", file=sys.stderr)
     print(f"installed product: {'ok' if not FAILURES else f'{len(FAILURES)} failure(s)'}")
