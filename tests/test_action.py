@@ -36,8 +36,9 @@ def test_a_composite_action_with_the_documented_inputs() -> None:
     inputs = action["inputs"]
     assert {"model", "model-api-key", "api-base", "fail-on", "unreviewed", "scanners",
             "semgrep-config", "upload-sarif", "sarif-category", "junit-check", "workers",
-            "python-version"} == set(inputs)
+            "python-version", "osv-url"} == set(inputs)
     assert inputs["unreviewed"]["default"] == "fail" and inputs["fail-on"]["default"] == "critical"
+    assert inputs["osv-url"]["default"] == "https://api.osv.dev"  # the recipes turn it on
     assert all(spec.get("description") for spec in inputs.values())
     page = (ROOT / "docs" / "ci.md").read_text()
     documented = page[page.index("## The action"):page.index("## `secreview init`")]

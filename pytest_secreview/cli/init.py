@@ -168,7 +168,8 @@ def _single_job(provider: Provider, model: str, source: str) -> str:
                 "          service_account: ${{ vars.GCP_SERVICE_ACCOUNT }}\n")
     env = ["SECREVIEW_UNREVIEWED: fail    # what could not be reviewed fails the job",
            "GITHUB_TOKEN: ${{ github.token }}",
-           "SECREVIEW_COMMENT: ${{ env.SAME_REPOSITORY == 'true' && 'summary' || 'off' }}"]
+           "SECREVIEW_COMMENT: ${{ env.SAME_REPOSITORY == 'true' && 'summary' || 'off' }}",
+           "SECREVIEW_OSV_URL: https://api.osv.dev  # changed dependencies' known advisories"]
     if model:
         env.append(f"SECREVIEW_MODEL: ${{{{ env.SAME_REPOSITORY == 'true' && '{model}' || '' }}}}")
     env += [f"{key}: {value}" for key, value in provider.env]
