@@ -229,7 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     command = ("`.venv/bin/python benchmarks/bench_real_speed.py "
                + " ".join(f"--app {a}" for a in args.app)
                + f"{' ' if args.app else ''}--repeat {args.repeat}"
+               + (" --baseline DIR" if args.baseline else "")
                + (" --xdist" if args.xdist else "") + " --record`")
+    baseline = ("Rows marked (baseline) ran another copy of the package (`--baseline DIR`, "
+                "through `PYTHONPATH`) in the same rounds. " if args.baseline else "")
     body = (
         "## A real application at scanner speed (ours vs `bandit -r`)\n\n"
         f"{command}: a real application from its PyPI source distribution added as one "
@@ -239,8 +242,9 @@ def main(argv: list[str] | None = None) -> int:
         "RSS the largest over the rounds (`wait4`: the largest single process; and the whole "
         "process tree's summed RSS sampled every 20 ms, secreview and the Bandit it runs side "
         "by side). The machine has 2 cores shared with other jobs: the CPU ratio is the "
-        "steadier one. Items are counted from each run's JUnit file; the items' share is the "
-        "run minus `--collect-only` (start-up, diff, collection) over its items.\n\n"
+        f"steadier one. {baseline}Items are counted from each run's JUnit file; the items' "
+        "share is the run minus `--collect-only` (start-up, diff, collection) over its "
+        "items.\n\n"
         + "\n".join(bodies))
     print(body)
     if args.record:
