@@ -119,6 +119,9 @@ class ReviewState:
 
         added, record = load_model_triage(self.session_dir)
         idle = frozenset() if self.settings.semgrep_config else NEEDS_CONFIG
+        # Every rule in one scan of the diff (collection did it, except on the xdist
+        # controller, which collects nothing and reaches the plan when it writes the report).
+        self.prepared.ensure_indexed(self.rules)
         return plan_triage(self.diff, self.prepared, self.rules, added, record, idle,
                            self.ignore)
 

@@ -233,6 +233,15 @@ class PreparedDiff:
                     self._removed_files.setdefault(pid, set()).add(n)
         self._targets = {}
 
+    def ensure_indexed(self, rules: Iterable[Rule]) -> None:
+        """Index ``rules`` (and keep the rules already indexed) unless every one of them is:
+        one scan of the diff for all of them. Asking :meth:`targets` of rules one at a time
+        on a diff nobody indexed scans it once per rule (the xdist controller, which
+        collects nothing, built its report that way: 34 scans of a 20 MB diff)."""
+        wanted = {id(r): r for r in (*(c.rule for c in self._checks.values()), *rules)}
+        if wanted.keys() != self._checks.keys():
+            self.index(wanted.values())
+
     def targets(self, rule: Rule) -> list[Target]:
         """Every target of ``rule``, sorted by path (none for a pull-request-scoped rule;
         computed once per rule: triage and collection both ask)."""
