@@ -123,6 +123,9 @@ class ReviewState:
         idle = frozenset(name for name, configured in (
             ("semgrep", self.settings.semgrep_config),
             ("osv", self.settings.advisories or self.settings.osv_url)) if not configured)
+        # Every rule in one scan of the diff (collection did it, except on the xdist
+        # controller, which collects nothing and reaches the plan when it writes the report).
+        self.prepared.ensure_indexed(self.rules)
         return plan_triage(self.diff, self.prepared, self.rules, added, record, idle,
                            self.ignore)
 

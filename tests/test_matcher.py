@@ -59,3 +59,25 @@ def test_any_removed_and_no_grep_rules_over_many_files() -> None:
     assert _paths(prepared, either) == [("a_split.py", 1), ("b_both.py", 1), ("c_removed.py", 1)]
     assert _paths(prepared, everything) == [("a_split.py", 2), ("b_both.py", 1),
                                             ("c_removed.py", 1), ("d_plain.py", 1)]
+
+
+def test_ensure_indexed_scans_the_diff_once_for_every_rule() -> None:
+    # The xdist controller collects nothing: its report asks the triage plan, which asks
+    # each rule's targets. One scan must serve every rule (not one scan per rule), and give
+    # the targets a plain index gives.
+    rules = [_rule("any", "  any: ['alpha\\(', 'beta\\(']\n"),
+             _rule("removed", "  removed: ['verify_signature']\n"),
+             _rule("everything", "  all: []\n")]
+    indexed = PreparedDiff(parse_diff_text(DIFF))
+    indexed.index(rules)
+    prepared = PreparedDiff(parse_diff_text(DIFF))
+    prepared.ensure_indexed(rules)
+    scanned = prepared._hits
+    for rule in rules:
+        assert _paths(prepared, rule) == _paths(indexed, rule)
+    prepared.ensure_indexed(rules[:1])  # already indexed: nothing is scanned again
+    assert prepared._hits is scanned
+    late = _rule("all", "  all: ['alpha\\(', 'beta\\(']\n")
+    prepared.ensure_indexed([late])  # a new rule: one more scan, the others kept
+    assert prepared._hits is not scanned and _paths(prepared, late) == [("b_both.py", 1)]
+    assert all(_paths(prepared, rule) == _paths(indexed, rule) for rule in rules)

@@ -107,6 +107,28 @@ def test_line_runs_hold_exactly_the_numbers_given() -> None:
     assert 5 not in LineRuns([])
 
 
+def test_git_files_budget_counts_time_in_git_not_the_analysis_between_reads(
+        tmp_path: Path) -> None:
+    # The engine reads the files as it reaches them: on a large pull request the analysis
+    # between two reads outlasts the budget, and the files read last must still be read.
+    import time
+
+    from pytest_secreview.evaluation.files import GitFiles
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.py", "a = 1\n")
+    base = repo.commit("base")
+    repo.write("a.py", "a = 2\n")
+    repo.write("b.py", "b = 2\n")
+    head = repo.commit("head")
+    files = GitFiles(repo.path, base, head, ["a.py", "b.py"], ["a.py"], window_bytes=1,
+                     read_budget=1.0)
+    assert files.head("a.py") == b"a = 2\n"
+    time.sleep(1.2)  # the analysis of a.py, longer than the whole budget
+    assert files.head("b.py") == b"b = 2\n"
+    assert files.base("a.py") == b"a = 1\n"
+
+
 def test_git_files_read_any_file_in_any_order_through_a_small_window(tmp_path: Path) -> None:
     from pytest_secreview.evaluation.files import GitFiles
 

@@ -99,6 +99,14 @@ class Project:
         self._by_name: dict[str, list[str]] = {}
         for path in self._order:
             self._by_name.setdefault(module_name(path), []).append(path)
+        # Dotted tail -> the module names ending with "." + it, in ``_by_name``'s order: a
+        # name no module has (an installed package's) is looked up without a walk of every
+        # module of the pull request.
+        self._by_tail: dict[str, list[str]] = {}
+        for name in self._by_name:
+            parts = name.split(".")
+            for start in range(1, len(parts)):
+                self._by_tail.setdefault(".".join(parts[start:]), []).append(name)
         self._summaries: dict[int, Summary | None] = {}
         self._lookups: dict[str, str | None] = {}
         self.hits: list[Hit] = []
@@ -129,14 +137,13 @@ class Project:
         found = next((p for p in reversed(self._by_name.get(dotted, [])) if self._usable(p)),
                      None)
         if found is None:  # a package root below the repository root (src/, app/)
-            suffix = "." + dotted
             usable: list[str] = []
-            for name, paths in self._by_name.items():
-                if name.endswith(suffix):
-                    path = next((p for p in reversed(paths) if self._usable(p)), None)
-                    usable.extend([path] if path is not None else [])
-                    if len(usable) > 1:
-                        break  # ambiguous: no need to parse the others
+            for name in self._by_tail.get(dotted, ()):
+                paths = self._by_name[name]
+                path = next((p for p in reversed(paths) if self._usable(p)), None)
+                usable.extend([path] if path is not None else [])
+                if len(usable) > 1:
+                    break  # ambiguous: no need to parse the others
             found = usable[0] if len(usable) == 1 else None
         self._lookups[dotted] = found
         return found

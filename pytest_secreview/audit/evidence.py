@@ -152,10 +152,12 @@ def _possible(signals: list[Signal], lines: tuple[Line, ...]) -> list[Signal]:
 
 def _line_signals(file: FileDiff) -> Iterator[EvidenceItem]:
     path = file.path
-    added_texts = {line.text.strip() for line in file.added_lines}
+    added_lines = file.added_lines  # derived from the hunks' text on each use: once here
+    added_texts = {line.text.strip() for line in added_lines}
     sides: tuple[tuple[Side, tuple[Line, ...]], ...] = (
-        ("added", file.added_lines), ("removed", file.removed_lines),
+        ("added", added_lines), ("removed", file.removed_lines),
     )
+    code = not is_prose(path)
     for side, lines in sides:
         signals = [s for s in SIGNALS if _applies(s, path, side)]
         if side == "added" and (is_manifest(path) or path.endswith("package.json")):
@@ -177,7 +179,7 @@ def _line_signals(file: FileDiff) -> Iterator[EvidenceItem]:
                 for secret in find_secrets(text)[:1]:
                     yield EvidenceItem(Category.ENVIRONMENT, f"hard-coded secret ({secret.kind})",
                                        path, number, "added", _clip(text))
-            if side == "added" and not is_prose(path) and looks_minified(text):
+            if side == "added" and code and looks_minified(text):
                 yield EvidenceItem(Category.OBFUSCATION, "minified or packed code", path, number,
                                    "added", _clip(text))
 

@@ -14,6 +14,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
@@ -77,6 +78,13 @@ def _decode(raw: bytes) -> str:
     return (raw[:-1] if raw.endswith(b"\r") else raw).decode("utf-8", "replace")
 
 
+@lru_cache(maxsize=16)
+def _git_dir(repo: Path) -> Path:
+    """The git directory of ``repo``, asked of git once per process (a pull request may
+    have a thousand files to stream, each one ``git diff``; a failure is not remembered)."""
+    return _ensure_repo(repo)
+
+
 def stream_changed_lines(
     repo: Path, base_sha: str, head_sha: str, path: str
 ) -> Iterator[ChangedLine]:
@@ -89,7 +97,7 @@ def stream_changed_lines(
     """
     validate_ref(base_sha)
     validate_ref(head_sha)
-    git_dir = _ensure_repo(repo)
+    git_dir = _git_dir(repo)
     # As for the reviewed patch: bare, so the pull request's .gitattributes cannot turn the
     # file's diff off; a literal pathspec, so a name like "*.py" is that one file.
     proc = popen_git(git_dir, "--bare", "diff", *_OPTIONS, "--end-of-options", base_sha,

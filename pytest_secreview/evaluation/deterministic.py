@@ -290,14 +290,14 @@ def scan_changed_lines(
     removed safeguards that reappear on an added line report nothing), judged over the whole
     file; memory is bounded by one batch of lines and the findings kept.
     """
-    scans = [_RuleScan(rule) for rule in rules if PathFilter(rule).selects(path)]
+    scans = [_RuleScan(rule) for rule in rules if PathFilter.of(rule).selects(path)]
     if not scans:
         return [], False
     detects = [(i, j, d) for i, s in enumerate(scans) for j, d in enumerate(s.rule.detect)]
-    plus = LineSet([*(d.pattern.source for _, _, d in detects),
-                    *(p.source for s in scans for p in (*s.rule.grep_all, *s.rule.grep_any))])
-    minus = LineSet([*(d.pattern.source for _, _, d in detects if d.on == "removed"),
-                     *(p.source for s in scans for p in s.rule.grep_removed)])
+    plus = _line_set((*(d.pattern.source for _, _, d in detects),
+                      *(p.source for s in scans for p in (*s.rule.grep_all, *s.rule.grep_any))))
+    minus = _line_set((*(d.pattern.source for _, _, d in detects if d.on == "removed"),
+                       *(p.source for s in scans for p in s.rule.grep_removed)))
     state = {"kept": 0, "cut": False}
 
     def judge(batch: list[tuple[int, ChangedLine]]) -> None:
@@ -346,6 +346,23 @@ def scan_changed_lines(
     return sorted(findings, key=Finding.sort_key), bool(state["cut"])
 
 
+def _line_set(sources: tuple[str, ...]) -> LineSet:
+    """The one compiled set of ``sources`` in this process: every file the streamed scan
+    reads (a pull request may add a thousand binary files) asks for the set of the rules
+    that select it, and compiling it again cost more than the scan."""
+    found = _LINE_SETS.get(sources)
+    if found is None:
+        if len(_LINE_SETS) >= _MAX_LINE_SETS:
+            _LINE_SETS.clear()
+        found = _LINE_SETS[sources] = LineSet(sources)
+    return found
+
+
+#: The streamed scan's sets, by their sources (a few distinct rule selections per review).
+_LINE_SETS: dict[tuple[str, ...], LineSet] = {}
+_MAX_LINE_SETS = 256
+
+
 def _batches(lines: Iterable[ChangedLine]) -> Iterator[list[tuple[int, ChangedLine]]]:
     """Batches of ``(physical line ordinal, line)``: pieces of one line share the ordinal."""
     batch: list[tuple[int, ChangedLine]] = []
@@ -377,7 +394,7 @@ def scan_unreviewed(
             yield line
 
     result = scan_changed_lines(rules, file.path, counted())
-    if not seen and any(PathFilter(rule).selects(file.path) for rule in rules):
+    if not seen and any(PathFilter.of(rule).selects(file.path) for rule in rules):
         # A changed file always has lines to read: none means git could not match the path
         # (a name that is not valid UTF-8, say). Say so rather than report a clean scan.
         raise GitError(f"git diff of {file.path!r} printed no changed line to scan")

@@ -15,7 +15,9 @@ from ..rules.model import Rule
 from ..tools.gittree import GitTree
 from ..triage.plan import TAINT_SUFFIXES
 
-#: Reading the changed files of one revision stops after this many seconds.
+#: Reading the changed files of one revision stops after this many seconds spent in git
+#: (the analysis between two reads does not count: on a large pull request it runs for
+#: minutes on a slow runner, and counting it would drop the last files read).
 READ_DEADLINE = 120.0
 
 
@@ -33,14 +35,15 @@ class GitFiles:
 
     def __init__(self, repo: Path, base_sha: str, head_sha: str,
                  head_paths: Sequence[str], base_paths: Sequence[str], *,
-                 window_bytes: int = WINDOW_BYTES) -> None:
+                 window_bytes: int = WINDOW_BYTES, read_budget: float = READ_DEADLINE) -> None:
         self._window_bytes = window_bytes
+        self._budget = read_budget
         self._trees = {"head": GitTree(repo, head_sha), "base": GitTree(repo, base_sha)}
         self._wanted = {"head": tuple(head_paths), "base": tuple(base_paths)}
         self._where = {side: {p: i for i, p in enumerate(paths)}
                        for side, paths in self._wanted.items()}
         self._window: dict[str, dict[str, bytes]] = {"head": {}, "base": {}}
-        self._deadline: dict[str, float] = {}
+        self._spent: dict[str, float] = {"head": 0.0, "base": 0.0}  # seconds in git
         self._lock = threading.Lock()
 
     def _read(self, side: str, path: str) -> bytes | None:
@@ -51,8 +54,9 @@ class GitFiles:
             start = self._where[side].get(path)
             if start is None:
                 return None
-            # One deadline per revision, from its first read (as when it was read at once).
-            deadline = self._deadline.setdefault(side, time.monotonic() + READ_DEADLINE)
+            # One budget of git time per revision (as when it was read at once).
+            began = time.monotonic()
+            deadline = began + self._budget - self._spent[side]
             tree = self._trees[side]
             entries = []
             size = 0
@@ -64,6 +68,7 @@ class GitFiles:
                     if size >= self._window_bytes:
                         break
             window = {e.path: data for e, data in tree.iter_blobs(entries, deadline=deadline)}
+            self._spent[side] += time.monotonic() - began
             self._window[side] = window
             return window.get(path)
 

@@ -30,7 +30,7 @@ from ..diff.prefetch import DiffPrefetch
 from ..options import Settings
 from ..phase_names import PHASES, PHASES_PLUGIN, index
 from ..reporting.actions import ACTIONS_LOG_PLUGIN
-from ..reporting.artifacts import ArtifactWriter, render_diff
+from ..reporting.artifacts import ArtifactWriter, diff_chunks
 from ..reporting.review_view import ReviewView
 from ..reporting.summary import Summary
 from .diff_codec import diff_to_json
@@ -132,7 +132,7 @@ class PhasePlugin:
     def _write_diff(self, review: ReviewView) -> None:
         write_diff_phase(self.root, review)
         # The human-readable copy next to the other artifacts (redacted like them).
-        ArtifactWriter(self.root, own=True).write_text("diff.patch", render_diff(review.diff))
+        ArtifactWriter(self.root, own=True).write_chunks("diff.patch", diff_chunks(review.diff))
 
     # -- collection: list, check or drop the items ---------------------------------------
 

@@ -103,6 +103,20 @@ class PathFilter:
         self._exclude = pathspec.GitIgnoreSpec.from_lines(rule.exclude) if rule.exclude else None
         self._extensions = rule.file_extensions
 
+    @classmethod
+    def of(cls, rule: Rule) -> PathFilter:
+        """The one filter of ``rule``'s ``applies_to`` in this process. The streamed scan of
+        every binary or too-large file asks each rule for its filter: compiling the globs
+        each time cost more than the scan (9,600 compilations, 5 s, for a pull request that
+        adds 1,061 translation catalogues)."""
+        key = (rule.paths, rule.exclude, rule.file_extensions)
+        found = _PATH_FILTERS.get(key)
+        if found is None:
+            if len(_PATH_FILTERS) >= _MAX_FILTERS:  # a long test session's many rules
+                _PATH_FILTERS.clear()
+            found = _PATH_FILTERS[key] = cls(rule)
+        return found
+
     def selects(self, path: str, suffix: str | None = None) -> bool:
         """True when the rule applies to a file at ``path`` (repository-relative, POSIX);
         ``suffix`` is its lower-cased extension when the caller already knows it."""
@@ -114,6 +128,12 @@ class PathFilter:
         if self._include is not None and not self._include.match_file(path):
             return False
         return not (self._exclude is not None and self._exclude.match_file(path))
+
+
+#: One compiled filter per distinct ``applies_to`` (paths, exclude, extensions): a rule pack
+#: holds a few dozen.
+_PATH_FILTERS: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], PathFilter] = {}
+_MAX_FILTERS = 1024
 
 
 class _PatternSet(LineSet):
@@ -148,7 +168,7 @@ class _RuleCheck:
 
     def __init__(self, rule: Rule, added: _PatternSet, removed: _PatternSet) -> None:
         self.rule = rule
-        self.paths = PathFilter(rule)
+        self.paths = PathFilter.of(rule)
         self.all = added.ids(rule.grep_all)
         self.any = added.ids(rule.grep_any)
         self.removed = removed.ids(rule.grep_removed)
@@ -212,6 +232,15 @@ class PreparedDiff:
                 for pid in hit.removed:
                     self._removed_files.setdefault(pid, set()).add(n)
         self._targets = {}
+
+    def ensure_indexed(self, rules: Iterable[Rule]) -> None:
+        """Index ``rules`` (and keep the rules already indexed) unless every one of them is:
+        one scan of the diff for all of them. Asking :meth:`targets` of rules one at a time
+        on a diff nobody indexed scans it once per rule (the xdist controller, which
+        collects nothing, built its report that way: 34 scans of a 20 MB diff)."""
+        wanted = {id(r): r for r in (*(c.rule for c in self._checks.values()), *rules)}
+        if wanted.keys() != self._checks.keys():
+            self.index(wanted.values())
 
     def targets(self, rule: Rule) -> list[Target]:
         """Every target of ``rule``, sorted by path (none for a pull-request-scoped rule;

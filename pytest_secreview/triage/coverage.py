@@ -79,7 +79,7 @@ def _candidates(
     aliases: Mapping[str, str],
 ) -> list[tuple[int, str, FileDiff, tuple[Hunk, ...]]]:
     """(priority, path, file, uncovered hunks) of every file the general rule reviews."""
-    paths = PathFilter(rule)
+    paths = PathFilter.of(rule)
     found = []
     for file in files:
         if file.binary or file.submodule or file.too_large or not file.hunks:

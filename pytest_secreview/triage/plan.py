@@ -222,7 +222,7 @@ def with_dataflow_target(rule: Rule, targets: Sequence[Target],
     if rule.taint is None or files is None:
         return list(targets)
     covered = {part.file.path for target in targets for part in target.parts}
-    paths = PathFilter(rule)
+    paths = PathFilter.of(rule)
     rest = [FileHunks(f, f.hunks) for f in files
             if f.path not in covered and paths.selects(f.path)
             and not (prepared is not None and prepared.excludes(rule, f.path))]
@@ -250,7 +250,7 @@ def plan_triage(
         if rule is None:
             continue
         targets = [Target(rule, by_path[p], by_path[p].hunks) for p in sorted(set(addition.paths))
-                   if p in by_path and by_path[p].hunks and PathFilter(rule).selects(p)]
+                   if p in by_path and by_path[p].hunks and PathFilter.of(rule).selects(p)]
         extra[rule.id] = (*extra.get(rule.id, ()), *targets)
     specific = [t for r in by_id.values() for t in (*prepared.targets(r), *extra.get(r.id, ()))]
     general = next((r for r in rules if r.coverage is not None), None)
