@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import base64
 import difflib
-import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from pytest_secreview.bench.trees import ALNUM, noise
 from pytest_secreview.diff.model import ChangeKind, FileDiff, Hunk, Line
 from pytest_secreview.rules.model import Rule
 from pytest_secreview.rules.parse import parse_rule
@@ -70,35 +70,17 @@ def _pem(label: str) -> list[str]:
 
 
 _UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-_BASE64 = _ALNUM + "/+"
-_URLSAFE = _ALNUM + "_-"
-
-
-def _noise(seed: str, alphabet: str, length: int) -> str:
-    """``length`` characters of ``alphabet`` that look random (a generated key's mix: no run,
-    repeat or sequence that would say "placeholder"), the same on every run."""
-    out: list[str] = []
-    counter = 0
-    while len(out) < length:
-        block = hashlib.sha256(f"{seed}:{counter}".encode()).digest()
-        counter += 1
-        for byte in block:
-            char = alphabet[byte % len(alphabet)]
-            if out and (char == out[-1] or (len(out) > 1 and char == out[-2])):
-                continue  # no runs or short periods, whatever the hash gives
-            out.append(char)
-            if len(out) == length:
-                break
-    return "".join(out)
+_BASE64 = ALNUM + "/+"
+_URLSAFE = ALNUM + "_-"
 
 
 def _placeholders() -> dict[str, str]:
     """Fake credentials with the shape of real ones, assembled so that no literal exists.
-    Their bodies look generated (:func:`_noise`): a value made of a repeated unit or a
-    sequence says it is a placeholder, and the rule does not report it."""
+    Their bodies look generated (:func:`pytest_secreview.bench.trees.noise`): a value made
+    of a repeated unit or a sequence says it is a placeholder, and the rule does not report
+    it."""
     private = "PRIVATE " + "KEY"
-    aws_key_id = "AK" + "IA" + _noise("aws-key-id", _UPPER_DIGITS, 16)
+    aws_key_id = "AK" + "IA" + noise("aws-key-id", _UPPER_DIGITS, 16)
     return {
         "AWS_ACCESS_KEY_ID": aws_key_id,
         # The same key split, encoded and reversed (tests/rule_cases/hardcoded-secrets/
@@ -108,20 +90,20 @@ def _placeholders() -> dict[str, str]:
         "AWS_ACCESS_KEY_ID_BASE64": base64.b64encode(aws_key_id.encode()).decode(),
         "AWS_ACCESS_KEY_ID_HEX": aws_key_id.encode().hex(),
         "AWS_ACCESS_KEY_ID_REVERSED": aws_key_id[::-1],
-        "AWS_SECRET_ACCESS_KEY": _noise("aws-secret", _BASE64, 40),
+        "AWS_SECRET_ACCESS_KEY": noise("aws-secret", _BASE64, 40),
         "AWS_EXAMPLE_KEY_ID": "AK" + "IA" + "IOSFODNN7" + "EXAMPLE",
         "PUTTY_KEY_HEADER": "PuTTY-User-" + "Key-File-3: ssh-ed25519",
-        "GITHUB_TOKEN": "gh" + "p_" + _noise("github", _ALNUM, 36),
+        "GITHUB_TOKEN": "gh" + "p_" + noise("github", ALNUM, 36),
         "GITHUB_TOKEN_FILLER": "gh" + "p_" + "x" * 36,  # the shape, filled: a placeholder
-        "GITHUB_PAT": "github" + "_pat_" + _noise("github-pat", _ALNUM, 22) + "_"
-        + _noise("github-pat-2", _ALNUM, 59),
-        "SLACK_TOKEN": "xo" + "xb-" + _noise("slack-1", "0123456789", 11) + "-"
-        + _noise("slack-2", "0123456789", 12) + "-" + _noise("slack-3", _ALNUM, 24),
+        "GITHUB_PAT": "github" + "_pat_" + noise("github-pat", ALNUM, 22) + "_"
+        + noise("github-pat-2", ALNUM, 59),
+        "SLACK_TOKEN": "xo" + "xb-" + noise("slack-1", "0123456789", 11) + "-"
+        + noise("slack-2", "0123456789", 12) + "-" + noise("slack-3", ALNUM, 24),
         "SLACK_WEBHOOK": "https://hooks." + "slack.com/services/" + "T0"
-        + _noise("hook-t", _UPPER_DIGITS, 7) + "/B0" + _noise("hook-b", _UPPER_DIGITS, 7)
-        + "/" + _noise("hook", _ALNUM, 24),
-        "GCP_API_KEY": "AI" + "za" + "Sy" + _noise("gcp", _URLSAFE, 33),
-        "STRIPE_SECRET_KEY": "sk" + "_live_" + _noise("stripe", _ALNUM, 27),
+        + noise("hook-t", _UPPER_DIGITS, 7) + "/B0" + noise("hook-b", _UPPER_DIGITS, 7)
+        + "/" + noise("hook", ALNUM, 24),
+        "GCP_API_KEY": "AI" + "za" + "Sy" + noise("gcp", _URLSAFE, 33),
+        "STRIPE_SECRET_KEY": "sk" + "_live_" + noise("stripe", ALNUM, 27),
         "GENERIC_PASSWORD": "".join(["Tr0ub4dor", "-3xyzzy!"]),
         "GENERIC_SECRET": "".join(["s3cr3t", "VaLuE", "9f8e7d6c"]),
         "DB_URL_WITH_PASSWORD": "".join(
@@ -132,15 +114,15 @@ def _placeholders() -> dict[str, str]:
         "PRIVATE_KEY_JSON": "\\n".join(_pem(private)) + "\\n",
         "PRIVATE_KEY_MARKER": _pem("RSA " + private)[0],
         "PUBLIC_KEY_BLOCK": "\n".join(_pem("PUBLIC KEY")),
-        "GITLAB_TOKEN": "gl" + "pat-" + _noise("gitlab", _ALNUM, 24),
-        "NPM_TOKEN": "np" + "m_" + _noise("npm", _ALNUM, 36),
-        "PYPI_TOKEN": "py" + "pi-AgE" + _noise("pypi", _URLSAFE, 60),
-        "HUGGINGFACE_TOKEN": "h" + "f_" + _noise("hf", _ALNUM, 34),
-        "SENDGRID_KEY": "S" + "G." + _noise("sg-1", _URLSAFE, 22) + "." + _noise("sg-2",
+        "GITLAB_TOKEN": "gl" + "pat-" + noise("gitlab", ALNUM, 24),
+        "NPM_TOKEN": "np" + "m_" + noise("npm", ALNUM, 36),
+        "PYPI_TOKEN": "py" + "pi-AgE" + noise("pypi", _URLSAFE, 60),
+        "HUGGINGFACE_TOKEN": "h" + "f_" + noise("hf", ALNUM, 34),
+        "SENDGRID_KEY": "S" + "G." + noise("sg-1", _URLSAFE, 22) + "." + noise("sg-2",
                                                                                   _URLSAFE, 43),
-        "ANTHROPIC_KEY": "sk-" + "ant-" + "api03-" + _noise("anthropic", _URLSAFE, 36),
-        "OPENAI_KEY": "sk-" + "proj-" + _noise("openai", _URLSAFE, 36),
-        "GOOGLE_OAUTH_SECRET": "GOC" + "SPX-" + _noise("oauth", _URLSAFE, 28),
+        "ANTHROPIC_KEY": "sk-" + "ant-" + "api03-" + noise("anthropic", _URLSAFE, 36),
+        "OPENAI_KEY": "sk-" + "proj-" + noise("openai", _URLSAFE, 36),
+        "GOOGLE_OAUTH_SECRET": "GOC" + "SPX-" + noise("oauth", _URLSAFE, 28),
         "JWT": "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0In0" + "."
         + "dBjftJeZ4CVP" + "mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
         "CERTIFICATE_BLOCK": "\n".join(_pem("CERTIFICATE")),

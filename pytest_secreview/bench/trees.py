@@ -17,10 +17,11 @@ from ..errors import SecreviewError
 from ..gitcmd import run_git
 
 _UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+#: Letters and digits: the alphabet of most generated keys.
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
-def _noise(seed: str, alphabet: str, length: int) -> str:
+def noise(seed: str, alphabet: str, length: int) -> str:
     """``length`` characters of ``alphabet`` that look generated, the same on every run: no
     run, short repeat or sequence, which would make the value a placeholder to the rule
     (:mod:`pytest_secreview.evaluation.credentials`)."""
@@ -41,17 +42,17 @@ def _noise(seed: str, alphabet: str, length: int) -> str:
 
 def _generated(prefix: str, seed: str, alphabet: str, length: int) -> Callable[[], str]:
     # Built at run time, so that no complete credential-shaped literal exists in the source.
-    return lambda: prefix + _noise(seed, alphabet, length)
+    return lambda: prefix + noise(seed, alphabet, length)
 
 
 #: Placeholder kind -> a builder of a shape-correct fake (never a working credential).
 FAKES: Mapping[str, Callable[[], str]] = {
     "aws_access_key_id": _generated("AK" + "IA", "aws-key-id", _UPPER_DIGITS, 16),
-    "aws_secret_access_key": _generated("", "aws-secret", _ALNUM + "/+", 40),
-    "github_token": _generated("gh" + "p_", "github", _ALNUM, 36),
+    "aws_secret_access_key": _generated("", "aws-secret", ALNUM + "/+", 40),
+    "github_token": _generated("gh" + "p_", "github", ALNUM, 36),
     "slack_bot_token": _generated("xo" + "xb-", "slack", "0123456789", 20),
-    "stripe_secret_key": _generated("sk" + "_live_", "stripe", _ALNUM, 24),
-    "password": _generated("", "password", _ALNUM + "!-", 15),
+    "stripe_secret_key": _generated("sk" + "_live_", "stripe", ALNUM, 24),
+    "password": _generated("", "password", ALNUM + "!-", 15),
     # The first line of a PEM private key block: what a committed key file starts with.
     "private_key_header": lambda: "-" * 5 + "BEGIN RSA " + "PRIVATE KEY" + "-" * 5,
 }
